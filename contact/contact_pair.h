@@ -1,0 +1,51 @@
+// The interface between the engine and a contact model. A contact pair turns the kinematics of
+// two bodies (and its own internal states, which live in the world state vector) into a wrench
+// on body i and state derivatives. Body j receives the opposite wrench (thesis eq 3.4).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "geometry/pose.h"
+
+namespace vcsim::contact {
+
+// Kinematics of one body, world frame. pose is the centre-of-mass frame.
+struct BodyKinematics {
+  Pose pose;
+  Vec3 velocity = Vec3::Zero();          // of the centre of mass
+  Vec3 angular_velocity = Vec3::Zero();
+};
+
+// One named output channel of a contact pair (an HDF5 dataset of shape [samples, width]).
+struct Channel {
+  std::string name;
+  int width = 1;
+  std::string units;
+  std::string description;
+};
+
+struct ContactResult {
+  bool in_contact = false;
+  Vec3 force = Vec3::Zero();        // total contact force on body i, world frame
+  Vec3 point = Vec3::Zero();        // where force acts (world), e.g. the interference centroid
+  Vec3 couple = Vec3::Zero();       // pure moment on body i (rolling, spinning), world frame
+  double elastic_power = 0;         // power of the stiffness part into the contact (for energy bookkeeping)
+  std::vector<double> channels;     // flat values for channels(), in order
+};
+
+class ContactPair {
+ public:
+  virtual ~ContactPair() = default;
+  virtual int num_states() const = 0;
+  virtual void initial_states(double* states) const = 0;
+  virtual std::vector<Channel> channels() const = 0;
+  // Pure function of its inputs: called at every stage of a Runge-Kutta step.
+  virtual void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j,
+                        const double* states, double* state_derivatives, ContactResult& result) const = 0;
+  // Called once per accepted step: update per-contact memory (impact velocity, previous normal),
+  // and project states in place if the model needs it (bristles kept tangential).
+  virtual void accept_step(double t, const BodyKinematics& body_i, const BodyKinematics& body_j,
+                           double* states) = 0;
+};
+
+}  // namespace vcsim::contact

@@ -1,0 +1,31 @@
+// Contact parameters by their thesis names, per model, with units, defaults and validity checks.
+// The scenario loader validates contact sections through this table.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vcsim::contact {
+
+struct ParameterInfo {
+  std::string name;         // thesis name, e.g. "k_v", "e_eff", "mu_s"
+  std::string units;        // SI, e.g. "N/m^3"
+  double default_value;     // NaN when the parameter is required
+  std::string description;
+};
+
+// Model names accepted in scenario files ("point", "volumetric", "cellular").
+std::vector<std::string> model_names();
+// Parameters a model accepts; empty when the model is unknown.
+const std::vector<ParameterInfo>& model_parameters(const std::string& model);
+
+struct ParameterIssue {
+  std::string key;       // the offending parameter (or "" for the pair as a whole)
+  std::string expected;  // what was expected, e.g. "e_eff in (0, 1]"
+};
+// Checks values and cross-constraints (e_eff in (0,1], stiffness > 0, v_e < v_s, tau_dw >= 0, ...)
+// and that every required parameter is present. Unknown names are reported too.
+std::vector<ParameterIssue> check_parameters(const std::string& model,
+                                             const std::map<std::string, double>& params);
+
+}  // namespace vcsim::contact

@@ -1,0 +1,65 @@
+// A scenario as plain data: what the YAML file says, validated, in SI units.
+// engine/scenario_loader.cpp fills it; engine/world.cpp builds a World from it.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "geometry/csg.h"
+#include "geometry/pose.h"
+
+namespace vcsim {
+
+struct BodySpec {
+  std::string name;
+  bool fixed = false;
+  // Mass properties: either mass + inertia, or density (computed from the geometry).
+  std::optional<double> mass;
+  std::optional<Mat3> inertia;       // about the centre of mass, body axes
+  std::optional<double> density;
+  Vec3 center_of_mass = Vec3::Zero();  // in the body frame (where the geometry is defined)
+  bool center_of_mass_given = false;
+  // Initial state. position/orientation place the body frame in the world.
+  Pose pose;
+  Vec3 velocity = Vec3::Zero();          // of the centre of mass, world frame
+  Vec3 angular_velocity = Vec3::Zero();  // world frame
+  Vec3 external_force = Vec3::Zero();    // constant, world frame, at the centre of mass
+  Vec3 external_torque = Vec3::Zero();   // constant, world frame
+  std::optional<geo::CsgNode> geometry;
+  std::string material;
+  geo::SourceLocation where;
+};
+
+// Contact parameters by their thesis names; unset ones keep the model's defaults.
+struct ContactSpec {
+  std::string body_i, body_j;  // the wrench reported is the one acting on body_i
+  std::string model;           // "point", "volumetric", "cellular"
+  std::map<std::string, double> params;
+  geo::SourceLocation where;
+};
+
+struct MaterialPairSpec {
+  std::string material_i, material_j;
+  std::string model;
+  std::map<std::string, double> params;
+  geo::SourceLocation where;
+};
+
+struct Scenario {
+  std::string name;
+  std::string source_file;
+  std::string source_text;  // the full YAML after overrides, stored in the output
+  double duration = 0;
+  double step = 0;
+  std::string integrator = "rk4";
+  double output_interval = 0;  // 0: every step
+  std::string output_file;
+  Vec3 gravity = Vec3(0, 0, -9.81);
+  double geometry_tolerance = 1e-3;  // relative accuracy target for interference queries
+  std::vector<BodySpec> bodies;
+  std::vector<ContactSpec> contacts;
+  std::vector<MaterialPairSpec> material_pairs;
+};
+
+}  // namespace vcsim

@@ -1,0 +1,170 @@
+#include "engine/simulation.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "engine/output_hdf5.h"
+
+namespace vcsim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+OutputLayout make_layout(const Scenario& scenario, const World& world) {
+  OutputLayout layout;
+  layout.scenario_name = scenario.name;
+  for (const auto& b : world.bodies) layout.body_names.push_back(b.name);
+  for (const auto& c : world.contacts)
+    layout.pairs.push_back({c.name, world.bodies[c.body_i].name, world.bodies[c.body_j].name, c.pair->channels()});
+  layout.text_attributes = {{"scenario", scenario.source_text},
+                            {"scenario_file", scenario.source_file},
+                            {"vcsim_version", VCSIM_VERSION},
+                            {"git_revision", VCSIM_GIT_REVISION},
+                            {"integrator", scenario.integrator}};
+  layout.number_attributes = {{"step", scenario.step},
+                              {"duration", scenario.duration},
+                              {"output_interval", scenario.output_interval},
+                              {"geometry_tolerance", scenario.geometry_tolerance}};
+  return layout;
+}
+
+OutputSample make_sample(double t, const World& world, const VecX& x, const Energies& e,
+                         const std::vector<contact::ContactResult>& results) {
+  OutputSample s;
+  s.time = t;
+  for (size_t i = 0; i < world.bodies.size(); ++i) {
+    const auto k = world.kinematics(x, static_cast<int>(i));
+    s.bodies.push_back({k.pose.position, k.pose.rotation, k.velocity, k.angular_velocity});
+  }
+  s.energy = {e.kinetic, e.potential, e.contact, e.total()};
+  for (size_t c = 0; c < world.contacts.size(); ++c) {
+    const auto& r = results[c];
+    const auto ki = world.kinematics(x, world.contacts[c].body_i);
+    PairSample p;
+    p.in_contact = r.in_contact;
+    p.force = r.force;
+    p.point = r.point;
+    p.torque_about_point = r.couple;
+    p.torque_about_body_i = (r.point - ki.pose.position).cross(r.force) + r.couple;
+    p.channels = r.channels;
+    s.pairs.push_back(std::move(p));
+  }
+  return s;
+}
+
+// Names what went non-finite, so the user knows where to look.
+std::string describe_blow_up(const World& world, const VecX& x, double t, double step) {
+  std::ostringstream msg;
+  msg << "numerical blow-up at t = " << t << " s: non-finite state in ";
+  bool first = true;
+  for (const auto& b : world.bodies) {
+    if (b.state_offset < 0 || x.segment<kBodyStateSize>(b.state_offset).allFinite()) continue;
+    msg << (first ? "" : ", ") << "body '" << b.name << "'";
+    first = false;
+  }
+  for (const auto& c : world.contacts) {
+    if (x.segment(c.state_offset, c.num_model_states + 1).allFinite()) continue;
+    msg << (first ? "" : ", ") << "contact '" << c.name << "'";
+    first = false;
+  }
+  msg << "; likely cause: step " << step << " s too large for the contact stiffness — try a smaller step";
+  return msg.str();
+}
+
+}  // namespace
+
+RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options) {
+  World& world = built.world;
+  VecX x = built.initial_state;
+  const auto method = integ::method_from_name(scenario.integrator);
+  integ::Stepper stepper(*method, world.state_size());
+  const integ::OdeSystem system = world.ode_system();
+
+  const double h = scenario.step;
+  const long total_steps = std::lround(scenario.duration / h);
+  const long sample_every =
+      scenario.output_interval > 0 ? std::max(1L, std::lround(scenario.output_interval / h)) : 1L;
+
+  OutputWriter writer(options.output_path, make_layout(scenario, world));
+  RunSummary summary;
+  summary.passive = world.is_passive();
+  const auto wall_start = Clock::now();
+  auto last_flush = wall_start, last_progress = wall_start;
+  auto wall_seconds = [&] { return std::chrono::duration<double>(Clock::now() - wall_start).count(); };
+
+  std::vector<contact::ContactResult> results;
+  VecX scratch(world.state_size());
+  auto write_sample = [&](double t, const Energies& e) {
+    world.derivative(t, x, scratch, &results);
+    writer.append(make_sample(t, world, x, e, results));
+    ++summary.samples;
+  };
+
+  // Energy guard for passive scenes (docs/reliability.md): the total may not rise by more than half
+  // of the larger of the highest kinetic energy so far and the work of lifting every body by 1 cm.
+  double lift_energy = 0;
+  for (const auto& b : world.bodies)
+    if (!b.fixed) lift_energy += b.mass * world.gravity.norm() * 0.01;
+  Energies e = world.energies(x);
+  summary.initial_energy = e;
+  double min_total = e.total(), max_kinetic = e.kinetic;
+  write_sample(0, e);
+
+  long step = 0;
+  double t = 0;
+  for (; step < total_steps; ++step) {
+    if (options.stop_requested && *options.stop_requested) {
+      summary.status = "interrupted";
+      break;
+    }
+    stepper.step(system, t, h, x);
+    t = (step + 1) * h;  // no accumulated round-off in the time vector
+    if (!x.allFinite()) {
+      summary.failed = true;
+      summary.failure_message = describe_blow_up(world, x, t, h);
+      break;
+    }
+    world.accept_step(t, x);
+    e = world.energies(x);
+    max_kinetic = std::max(max_kinetic, e.kinetic);
+    const double rise = e.total() - min_total;
+    summary.max_energy_increase = std::max(summary.max_energy_increase, rise);
+    min_total = std::min(min_total, e.total());
+    if (summary.passive && rise > 0.5 * std::max(max_kinetic, lift_energy) + 1e-12) {
+      summary.failed = true;
+      std::ostringstream msg;
+      msg << "energy explosion at t = " << t << " s: total energy rose by " << rise
+          << " J in a passive scene; likely cause: step " << h << " s too large for the contact stiffness";
+      summary.failure_message = msg.str();
+      break;
+    }
+    if ((step + 1) % sample_every == 0 || step + 1 == total_steps) write_sample(t, e);
+    const auto now = Clock::now();
+    if (now - last_flush > std::chrono::milliseconds(500)) {
+      writer.flush();
+      last_flush = now;
+    }
+    if (options.on_progress && now - last_progress > std::chrono::milliseconds(100)) {
+      options.on_progress({t, scenario.duration, wall_seconds()});
+      last_progress = now;
+    }
+  }
+  summary.steps = step;
+  summary.sim_time = t;
+  summary.final_energy = world.energies(x);
+  summary.wall_time = wall_seconds();
+  summary.rhs_evaluations = step * integ::method_stages(*method) + summary.samples;
+  if (summary.failed)
+    summary.status = "failed: " + summary.failure_message;
+  else if (summary.status.empty())
+    summary.status = "completed";
+  writer.set_text_attribute("status", summary.status);
+  writer.set_number_attribute("wall_time_s", summary.wall_time);
+  writer.set_number_attribute("max_energy_increase_J", summary.max_energy_increase);
+  writer.close();
+  if (options.on_progress) options.on_progress({t, scenario.duration, summary.wall_time});
+  return summary;
+}
+
+}  // namespace vcsim

@@ -1,0 +1,152 @@
+#include "engine/world.h"
+
+namespace vcsim {
+namespace {
+
+Quat read_quat(const VecX& x, int o) { return Quat(x[o + 3], x[o + 4], x[o + 5], x[o + 6]); }
+
+}  // namespace
+
+void World::finalize_layout() {
+  int offset = 0;
+  for (auto& b : bodies) {
+    b.state_offset = b.fixed ? -1 : offset;
+    if (!b.fixed) offset += kBodyStateSize;
+  }
+  for (auto& c : contacts) {
+    c.num_model_states = c.pair->num_states();
+    c.state_offset = offset;
+    offset += c.num_model_states + 1;
+  }
+  state_size_ = offset;
+}
+
+VecX World::initial_state(const std::vector<Pose>& poses, const std::vector<Vec3>& velocities,
+                          const std::vector<Vec3>& angular_velocities) const {
+  VecX x = VecX::Zero(state_size_);
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const int o = bodies[i].state_offset;
+    if (o < 0) continue;
+    const Quat q = poses[i].rotation.normalized();
+    x.segment<3>(o) = poses[i].position;
+    x.segment<4>(o + 3) << q.w(), q.x(), q.y(), q.z();
+    x.segment<3>(o + 7) = velocities[i];
+    x.segment<3>(o + 10) = angular_velocities[i];
+  }
+  for (const auto& c : contacts) c.pair->initial_states(x.data() + c.state_offset);
+  return x;
+}
+
+contact::BodyKinematics World::kinematics(const VecX& x, int body) const {
+  const RigidBody& b = bodies[body];
+  contact::BodyKinematics k;
+  if (b.state_offset < 0) {
+    k.pose = b.fixed_pose;
+    return k;
+  }
+  const int o = b.state_offset;
+  k.pose.position = x.segment<3>(o);
+  k.pose.rotation = read_quat(x, o);
+  k.velocity = x.segment<3>(o + 7);
+  k.angular_velocity = x.segment<3>(o + 10);
+  return k;
+}
+
+void World::derivative(double t, const VecX& x, VecX& dxdt,
+                       std::vector<contact::ContactResult>* results) const {
+  dxdt.setZero(x.size());
+  // Net force and torque (about the centre of mass) per body, world frame.
+  std::vector<Vec3> force(bodies.size()), torque(bodies.size());
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    force[i] = bodies[i].mass * gravity + bodies[i].external_force;
+    torque[i] = bodies[i].external_torque;
+  }
+  if (results) results->resize(contacts.size());
+  for (size_t c = 0; c < contacts.size(); ++c) {
+    const ContactSlot& slot = contacts[c];
+    const auto ki = kinematics(x, slot.body_i);
+    const auto kj = kinematics(x, slot.body_j);
+    contact::ContactResult r;
+    slot.pair->evaluate(t, ki, kj, x.data() + slot.state_offset, dxdt.data() + slot.state_offset, r);
+    dxdt[slot.state_offset + slot.num_model_states] = r.elastic_power;
+    // Thesis eq 3.4: the wrench acts on body i at the point of action; body j gets the opposite.
+    force[slot.body_i] += r.force;
+    torque[slot.body_i] += (r.point - ki.pose.position).cross(r.force) + r.couple;
+    force[slot.body_j] -= r.force;
+    torque[slot.body_j] -= (r.point - kj.pose.position).cross(r.force) + r.couple;
+    if (results) (*results)[c] = std::move(r);
+  }
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const RigidBody& b = bodies[i];
+    const int o = b.state_offset;
+    if (o < 0) continue;
+    const Quat q = read_quat(x, o);
+    const Vec3 v = x.segment<3>(o + 7);
+    const Vec3 w = x.segment<3>(o + 10);
+    const Mat3 R = q.toRotationMatrix();
+    // Newton-Euler in the world frame: I_w w' = tau - w x (I_w w), with I_w = R I_b R^T.
+    const Vec3 h = R * (b.inertia_body * (R.transpose() * w));
+    const Vec3 w_dot = R * (b.inertia_body_inverse * (R.transpose() * (torque[i] - w.cross(h))));
+    // q' = 1/2 (0, w) ⊗ q for a world-frame angular velocity.
+    const Quat wq(0, w.x(), w.y(), w.z());
+    const Quat q_dot = wq * q;
+    dxdt.segment<3>(o) = v;
+    dxdt.segment<4>(o + 3) << 0.5 * q_dot.w(), 0.5 * q_dot.x(), 0.5 * q_dot.y(), 0.5 * q_dot.z();
+    dxdt.segment<3>(o + 7) = force[i] / b.mass;
+    dxdt.segment<3>(o + 10) = w_dot;
+  }
+}
+
+void World::project(VecX& x) const {
+  for (const auto& b : bodies) {
+    if (b.state_offset < 0) continue;
+    x.segment<4>(b.state_offset + 3).normalize();
+  }
+}
+
+std::vector<bool> World::kinematic_mask() const {
+  std::vector<bool> mask(state_size_, false);
+  for (const auto& b : bodies) {
+    if (b.state_offset < 0) continue;
+    for (int k = 0; k < 7; ++k) mask[b.state_offset + k] = true;
+  }
+  return mask;
+}
+
+integ::OdeSystem World::ode_system() const {
+  integ::OdeSystem sys;
+  sys.derivative = [this](double t, const VecX& x, VecX& dx) { derivative(t, x, dx); };
+  sys.project = [this](VecX& x) { project(x); };
+  sys.kinematic = kinematic_mask();
+  return sys;
+}
+
+void World::accept_step(double t, VecX& x) {
+  for (auto& c : contacts)
+    c.pair->accept_step(t, kinematics(x, c.body_i), kinematics(x, c.body_j), x.data() + c.state_offset);
+}
+
+Energies World::energies(const VecX& x) const {
+  Energies e;
+  for (const auto& b : bodies) {
+    const int o = b.state_offset;
+    if (o < 0) continue;
+    const Vec3 p = x.segment<3>(o);
+    const Vec3 v = x.segment<3>(o + 7);
+    const Vec3 w = x.segment<3>(o + 10);
+    const Mat3 R = read_quat(x, o).toRotationMatrix();
+    e.kinetic += 0.5 * b.mass * v.squaredNorm() + 0.5 * w.dot(R * (b.inertia_body * (R.transpose() * w)));
+    // Gravity and constant external forces are conservative: U = -F . p.
+    e.potential -= (b.mass * gravity + b.external_force).dot(p);
+  }
+  for (const auto& c : contacts) e.contact += x[c.state_offset + c.num_model_states];
+  return e;
+}
+
+bool World::is_passive() const {
+  for (const auto& b : bodies)
+    if (!b.fixed && b.external_torque.squaredNorm() > 0) return false;
+  return true;
+}
+
+}  // namespace vcsim

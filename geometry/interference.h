@@ -1,0 +1,65 @@
+// The interference-volume query: the heart of vcsim. For two cells at given poses, the volume V of
+// their intersection (undeformed shapes), its centroid, and its inertia tensor (unit density, about
+// the centroid) — the three quantities Gonthier's volumetric model is built on (thesis §4.1–4.2).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geometry/csg.h"
+#include "geometry/pose.h"
+
+namespace vcsim::geo {
+
+struct CellImpl;  // normalised, ready-to-query representation (defined in geometry/cells.cpp)
+
+// One cell: an intersection of primitives and complements of primitives, in the body frame.
+struct Cell {
+  std::string name;
+  std::shared_ptr<const CellImpl> impl;
+};
+
+// A body's shape: a set of disjoint cells in the body (centre-of-mass) frame.
+struct BodyGeometry {
+  std::vector<Cell> cells;
+};
+
+// Normalises a CSG tree to disjoint cells. Throws GeometryError (naming the node's SourceLocation)
+// on bad geometry: negative sizes, empty cells, overlapping cells, open meshes, unknown files.
+BodyGeometry make_body_geometry(const CsgNode& root, const std::string& base_dir);
+
+// Re-expresses a geometry in a shifted frame: every primitive pose p becomes offset.inverse() ∘ p.
+BodyGeometry transformed(const BodyGeometry& geometry, const Pose& offset);
+
+struct MassProperties {
+  double mass = 0;
+  Vec3 center_of_mass = Vec3::Zero();  // body frame
+  Mat3 inertia = Mat3::Zero();         // about the centre of mass, body axes
+};
+MassProperties mass_properties(const BodyGeometry& geometry, double density, double tolerance);
+
+struct QueryOptions {
+  double tolerance = 1e-3;  // relative accuracy target (see docs/geometry.md)
+  double max_voxel = 0;     // optional absolute cap on the finest voxel edge (m); 0: from tolerance
+};
+
+struct Interference {
+  bool overlap = false;
+  double volume = 0;                   // m^3
+  Vec3 centroid = Vec3::Zero();        // world frame
+  Mat3 inertia = Mat3::Zero();         // m^5, unit density, about the centroid, world axes
+  Vec3 normal_estimate = Vec3::Zero(); // unit, geometric guess pointing from body j toward body i
+  double depth_estimate = 0;           // m, a characteristic penetration depth (for diagnostics)
+};
+
+// World-space bounds of a cell at a pose (for the broad phase); infinite primitives give infinite bounds.
+struct Aabb {
+  Vec3 min = Vec3::Constant(1e300), max = Vec3::Constant(-1e300);
+  bool empty() const { return (min.array() > max.array()).any(); }
+};
+Aabb world_bounds(const Cell& cell, const Pose& body_pose);
+
+Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
+                          const QueryOptions& options = {});
+
+}  // namespace vcsim::geo

@@ -1,0 +1,154 @@
+// vcsim: the command-line front door. Exit status: 0 success, 2 bad input, 1 runtime failure.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "engine/input_error.h"
+#include "engine/scenario_loader.h"
+#include "engine/simulation.h"
+#include "geometry/geometry_error.h"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_sigint(int) { g_stop = 1; }
+
+std::string format_duration(double s) {
+  char buf[32];
+  if (!std::isfinite(s)) return "--";
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.1fs", s);
+  else std::snprintf(buf, sizeof buf, "%dm%02ds", int(s / 60), int(s) % 60);
+  return buf;
+}
+
+// A progress bar on a terminal; a plain line every tenth of the run otherwise.
+struct ProgressReporter {
+  bool tty = isatty(fileno(stderr));
+  int last_decile = -1;
+  void operator()(const vcsim::Progress& p) {
+    const double frac = p.duration > 0 ? p.sim_time / p.duration : 1;
+    const double rtf = p.wall_time > 0 ? p.sim_time / p.wall_time : 0;
+    const double eta = frac > 0 ? p.wall_time * (1 - frac) / frac : NAN;
+    if (tty) {
+      const int width = 30, filled = int(frac * width + 0.5);
+      std::fprintf(stderr, "\r[%s%s] t = %.4g / %.4g s  %.2fx real time  ETA %s   ",
+                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), p.sim_time,
+                   p.duration, rtf, format_duration(eta).c_str());
+      if (frac >= 1) std::fprintf(stderr, "\n");
+    } else {
+      const int decile = int(frac * 10 + 1e-9);
+      if (decile == last_decile) return;
+      last_decile = decile;
+      std::fprintf(stderr, "progress: t = %.6g / %.6g s (%d%%), %.2fx real time, ETA %s\n", p.sim_time,
+                   p.duration, decile * 10, rtf, format_duration(eta).c_str());
+    }
+  }
+};
+
+int print_input_error(const std::exception& e) {
+  std::cerr << e.what() << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vcsim: multibody simulation with volumetric contact (Gonthier 2007)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("vcsim ") + VCSIM_VERSION + " (" + VCSIM_GIT_REVISION + ")");
+
+  std::string file, output;
+  std::vector<std::string> overrides;
+  int threads = 0;
+  double dump_vdb = -1;
+  bool quiet = false;
+
+  auto* run = app.add_subcommand("run", "Simulate a scenario file into an HDF5 output");
+  run->add_option("file", file, "Scenario file (YAML)")->required();
+  run->add_option("-o,--output", output, "Output HDF5 file (default: the scenario's output.file)");
+  run->add_option("--set", overrides, "Override a scenario value, e.g. --set bodies.ball.velocity=[0,0.3,0]");
+  run->add_option("--threads", threads, "Cap on TBB worker threads (default: all cores)")->check(CLI::PositiveNumber);
+  run->add_option("--dump-vdb", dump_vdb, "Write the voxelized interference regions at this time (s) as .vdb files");
+  run->add_flag("-q,--quiet", quiet, "No progress output");
+
+  auto* check = app.add_subcommand("check", "Validate a scenario file without running it");
+  check->add_option("file", file, "Scenario file (YAML)")->required();
+  check->add_option("--set", overrides, "Override a scenario value");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  std::unique_ptr<tbb::global_control> thread_cap;
+  if (threads > 0)
+    thread_cap = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+
+  vcsim::Scenario scenario;
+  vcsim::BuiltWorld built;
+  try {
+    scenario = vcsim::load_scenario(file, overrides);
+    built = vcsim::build_world(scenario);
+  } catch (const vcsim::InputError& e) {
+    return print_input_error(e);
+  } catch (const vcsim::geo::GeometryError& e) {
+    return print_input_error(e);
+  } catch (const std::exception& e) {
+    std::cerr << file << ": error: " << e.what() << "\n";
+    return 2;
+  }
+
+  if (check->parsed()) {
+    std::cout << file << ": ok (" << scenario.bodies.size() << " bodies, " << scenario.contacts.size()
+              << " contacts, " << built.world.state_size() << " states)\n";
+    return 0;
+  }
+
+  vcsim::RunOptions options;
+  options.output_path = output.empty() ? scenario.output_file : output;
+  options.stop_requested = &g_stop;
+  options.dump_vdb_time = dump_vdb;
+  options.dump_vdb_prefix = std::filesystem::path(options.output_path).replace_extension("").string();
+  ProgressReporter progress;
+  if (!quiet) options.on_progress = [&](const vcsim::Progress& p) { progress(p); };
+  std::signal(SIGINT, on_sigint);
+
+  vcsim::RunSummary s;
+  try {
+    s = vcsim::run_simulation(scenario, built, options);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  const int used_threads = threads > 0 ? threads : tbb::info::default_concurrency();
+  std::cout << "scenario   " << scenario.name << " (" << file << ")\n"
+            << "status     " << s.status << "\n"
+            << "simulated  " << s.sim_time << " s in " << s.steps << " steps of " << scenario.step << " s ("
+            << scenario.integrator << "), " << s.rhs_evaluations << " right-hand-side evaluations\n"
+            << "wall time  " << s.wall_time << " s (" << (s.wall_time > 0 ? s.sim_time / s.wall_time : 0)
+            << "x real time, " << used_threads << " threads)\n"
+            << "energy     total " << s.initial_energy.total() << " J -> " << s.final_energy.total()
+            << " J; largest rise " << s.max_energy_increase << " J"
+            << (s.passive ? (s.max_energy_increase <= 1e-6 * std::max(1.0, std::abs(s.initial_energy.total()))
+                                 ? " (never increased)"
+                                 : " (passive scene: see docs/output-format.md on energy tolerance)")
+                          : " (scene has external torques)")
+            << "\n"
+            << "output     " << options.output_path << " (" << s.samples << " samples)\n";
+  if (s.failed) {
+    std::cerr << "error: " << s.failure_message << "\n";
+    return 1;
+  }
+  return s.status == "interrupted" ? 1 : 0;
+}
