@@ -50,6 +50,9 @@ struct Interference {
   Mat3 inertia = Mat3::Zero();         // m^5, unit density, about the centroid, world axes
   Vec3 normal_estimate = Vec3::Zero(); // unit, geometric guess pointing from body j toward body i
   double depth_estimate = 0;           // m, a characteristic penetration depth (for diagnostics)
+  // Diagnostics (added): lattice spacing of the final pass and columns evaluated over both passes.
+  double spacing = 0;
+  long columns = 0;
 };
 
 // World-space bounds of a cell at a pose (for the broad phase); infinite primitives give infinite bounds.
@@ -61,5 +64,11 @@ Aabb world_bounds(const Cell& cell, const Pose& body_pose);
 
 Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
                           const QueryOptions& options = {});
+
+// Writes the voxelized interference region of a pair (a FloatGrid fog volume of fill fractions,
+// world coordinates, voxel = the query's lattice spacing) to a .vdb file. Returns false (and writes
+// nothing) when the cells do not overlap.
+bool dump_interference_vdb(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
+                           const QueryOptions& options, const std::string& path);
 
 }  // namespace vcsim::geo

@@ -5,7 +5,10 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -59,6 +62,19 @@ int print_input_error(const std::exception& e) {
   return 2;
 }
 
+int run_plot(const std::string& file, const std::string& dir) {
+  const char* env = std::getenv("VCSIM_VCPLOT");
+  const std::string script = env ? env : std::string(VCSIM_SOURCE_DIR) + "/tools/vcplot";
+  std::vector<std::string> args = {"python3", script, file};
+  if (!dir.empty()) args.insert(args.end(), {"-o", dir});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execvp("python3", argv.data());
+  std::cerr << "error: cannot run python3 " << script << ": " << std::strerror(errno) << "\n";
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,12 +100,19 @@ int main(int argc, char** argv) {
   check->add_option("file", file, "Scenario file (YAML)")->required();
   check->add_option("--set", overrides, "Override a scenario value");
 
+  std::string plot_file, plot_dir;
+  auto* plot = app.add_subcommand("plot", "Write PNG figures from an output file (tools/vcplot)");
+  plot->add_option("file", plot_file, "vcsim HDF5 output")->required();
+  plot->add_option("-o,--output-dir", plot_dir, "Directory for the figures (default: OUT-plots/)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+
+  if (plot->parsed()) return run_plot(plot_file, plot_dir);
 
   std::unique_ptr<tbb::global_control> thread_cap;
   if (threads > 0)

@@ -1,0 +1,99 @@
+#include "contact/cellular_contact.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+namespace vcsim::contact {
+
+CellularContact::CellularContact(const ModelParams& params, const geo::BodyGeometry& gi, const geo::BodyGeometry& gj,
+                                 geo::QueryOptions options)
+    : p_(params), cells_i_(gi.cells), cells_j_(gj.cells), options_(options), memory_(num_pairs()) {}
+
+void CellularContact::initial_states(double* s) const {
+  for (int k = 0; k < num_pairs(); ++k) volumetric_initial_states(p_, s + k * kVolumetricStates);
+}
+
+geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, const BodyKinematics& bj) const {
+  const geo::Cell& ci = cells_i_[pair / cells_j_.size()];
+  const geo::Cell& cj = cells_j_[pair % cells_j_.size()];
+  // Broad phase on cell bounds: disjoint boxes cannot overlap.
+  const geo::Aabb a = geo::world_bounds(ci, bi.pose), b = geo::world_bounds(cj, bj.pose);
+  if (a.empty() || b.empty() || (a.max.array() < b.min.array()).any() || (b.max.array() < a.min.array()).any())
+    return geo::Interference{};
+  return geo::interference(ci, bi.pose, cj, bj.pose, options_);
+}
+
+std::vector<Channel> CellularContact::channels() const {
+  const int np = num_pairs();
+  return {
+      {"in_contact", 1, "1", "1 while any cell pair overlaps"},
+      {"active_pairs", 1, "1", "number of overlapping cell pairs"},
+      {"volume", 1, "m^3", "total interference volume over the cell pairs"},
+      {"centroid", 3, "m", "volume-weighted centroid of the active pairs (world): the reported point of action"},
+      {"normal_force", 1, "N", "sum of the pairs' f_n"},
+      {"friction_force", 3, "N", "sum of the pairs' friction forces on body i"},
+      {"pair_volume", np, "m^3", "V per cell pair (index ci * n_cells_j + cj)"},
+      {"pair_normal", 3 * np, "1", "normal per cell pair"},
+      {"pair_r_gyr", np, "m", "radius of gyration per cell pair"},
+      {"pair_stick", np, "1", "stick weight s per cell pair"},
+      {"pair_c_v", np, "1", "Contensou C_v per cell pair"},
+      {"pair_c_w", np, "1", "Contensou C_w per cell pair"},
+  };
+}
+
+void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
+                               double* ds, ContactResult& r) const {
+  const int np = num_pairs();
+  std::vector<VolumetricEvaluation> ev(np);
+  // Each pair writes only its own slot; the grain-1 simple partitioner makes no cross-pair reduction.
+  tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
+    for (int k = range.begin(); k != range.end(); ++k) {
+      const geo::Interference q = query(k, bi, bj);
+      ev[k] = evaluate_volumetric(p_, q, bi, bj, memory_[k], s + k * kVolumetricStates, ds + k * kVolumetricStates);
+    }
+  }, tbb::simple_partitioner());
+  // Fixed-order sums. The wrench of every pair is moved to a common point P (the volume-weighted
+  // centroid): couple += (p_c,k − P) × F_k, which keeps the total wrench exact.
+  double vol = 0, fn = 0, power = 0;
+  int active = 0;
+  Vec3 P = Vec3::Zero(), F = Vec3::Zero(), Ft = Vec3::Zero(), C = Vec3::Zero();
+  for (int k = 0; k < np; ++k) {
+    if (!ev[k].in_contact) continue;
+    ++active;
+    vol += ev[k].volume;
+    P += ev[k].volume * ev[k].centroid;
+  }
+  if (vol > 0) P /= vol; else P = bi.pose.position;
+  for (int k = 0; k < np; ++k) {
+    if (!ev[k].in_contact) continue;
+    F += ev[k].force;
+    Ft += ev[k].friction_force;
+    fn += ev[k].normal_force;
+    C += (ev[k].centroid - P).cross(ev[k].force) + ev[k].couple;
+    power += ev[k].elastic_power;
+  }
+  r.in_contact = active > 0;
+  r.force = F;
+  r.point = P;
+  r.couple = C;
+  r.elastic_power = power;
+  r.channels = {active > 0 ? 1.0 : 0.0, double(active), vol, P.x(), P.y(), P.z(), fn, Ft.x(), Ft.y(), Ft.z()};
+  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].volume);
+  for (int k = 0; k < np; ++k)
+    for (int c = 0; c < 3; ++c) r.channels.push_back(ev[k].normal[c]);
+  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].r_gyr);
+  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].s);
+  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].c_v);
+  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].c_w);
+}
+
+void CellularContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {
+  const int np = num_pairs();
+  tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
+    for (int k = range.begin(); k != range.end(); ++k)
+      accept_volumetric(p_, query(k, bi, bj), bi, bj, memory_[k], s + k * kVolumetricStates);
+  }, tbb::simple_partitioner());
+}
+
+}  // namespace vcsim::contact

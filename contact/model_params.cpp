@@ -1,0 +1,52 @@
+#include "contact/model_params.h"
+
+#include <cmath>
+
+#include "contact/normal_force.h"
+#include "contact/parameters.h"
+
+namespace vcsim::contact {
+
+ModelParams resolve_parameters(const std::string& model, const std::map<std::string, double>& params,
+                               const geo::SourceLocation& where) {
+  const auto issues = check_parameters(model, params);
+  if (!issues.empty()) {
+    std::string msg;
+    for (const auto& is : issues) msg += (msg.empty() ? "" : "; ") + (is.key.empty() ? "" : is.key + ": ") + is.expected;
+    throw ContactError(where, msg);
+  }
+  auto get = [&](const std::string& name) {
+    auto it = params.find(name);
+    if (it != params.end()) return it->second;
+    for (const auto& info : model_parameters(model))
+      if (info.name == name) return info.default_value;
+    return std::nan("");
+  };
+  ModelParams m;
+  NormalParams& n = m.normal;
+  if (model == "point") {
+    n.k = get("k");
+    n.n = get("n");
+  } else {
+    n.k = params.count("k_v") ? get("k_v") : equivalent_stiffness(get("k_v_i"), get("k_v_j"));
+    n.r_n = get("r_n");
+    m.friction.spin_scale = get("spin_scale");
+  }
+  n.e_eff = get("e_eff");
+  n.d = damping_constant(n.e_eff);
+  n.v_small = get("v_small");
+  n.tau_r = get("tau_r");
+  n.s_dw0 = get("s_dw0");
+  FrictionParams& f = m.friction;
+  f.mu_s = get("mu_s");
+  f.mu_c = get("mu_c");
+  f.sigma0 = get("sigma0");
+  f.sigma1 = get("sigma1");
+  f.sigma2 = get("sigma2");
+  f.v_s = get("v_s");
+  f.tau_dw = get("tau_dw");
+  f.v_e = get("v_e") > 0 ? get("v_e") : f.v_s / 100;  // the thesis's v_e = v_s/100
+  return m;
+}
+
+}  // namespace vcsim::contact

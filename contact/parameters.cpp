@@ -1,0 +1,173 @@
+// The parameter tables of the contact models (thesis Table 3.1 and §3.3, §4.5 for the volumetric set)
+// and their validity checks.
+#include "contact/parameters.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace vcsim::contact {
+namespace {
+
+constexpr double kRequired = std::numeric_limits<double>::quiet_NaN();
+
+// Normal-damping and relaxation parameters shared by both models (§3.2.1, §3.3.1, §4.2.2).
+std::vector<ParameterInfo> damping_parameters() {
+  return {
+      {"e_eff", "1", kRequired, "effective coefficient of restitution, in (0, 1] (eq 3.14); d(e_eff) from eq 3.23"},
+      {"v_small", "m/s", 1e-3,
+       "impact speed below which the damping factor a is frozen at -d/(e_eff v_small) (eq 3.43)"},
+      {"tau_r", "s", 1.0,
+       "numerical relaxation time constant of the initial penetration (eqs 3.44-3.45); 0 disables relaxation"},
+  };
+}
+
+// The seven friction parameters of Table 3.1 plus the numerical tolerance v_e and project extras.
+std::vector<ParameterInfo> friction_parameters() {
+  return {
+      {"mu_s", "1", kRequired, "stiction coefficient mu_S (eq 3.37)"},
+      {"mu_c", "1", kRequired, "Coulomb coefficient mu_C (eq 3.32)"},
+      {"sigma0", "1/m", kRequired, "load-relative bristle stiffness sigma_0 (eq 3.28); e.g. mu_s / 1e-4 m (eq 3.46)"},
+      {"sigma1", "s/m", kRequired,
+       "load-relative bristle damping sigma_1 (eq 3.28); critical damping is 2 sqrt(sigma0/g) (eq 3.51)"},
+      {"sigma2", "s/m", 0.0, "load-relative viscous coefficient sigma_2 (eq 3.42)"},
+      {"v_s", "m/s", 1e-3, "Stribeck velocity v_s of the stick weight s = exp(-v^2/v_s^2) (eq 3.30)"},
+      {"tau_dw", "s", 0.0, "dwell-time constant (eq 3.36); 0 disables the dwell effect (s_dw follows s)"},
+      {"v_e", "m/s", 0.0, "numerical velocity tolerance of dir_e (eq 3.33); 0 means v_s/100 (the thesis value)"},
+      {"s_dw0", "1", 0.0,
+       "dwell state given to a new contact episode, in [0, 1]; 1 starts in full stiction (Bowden-Leben runs)"},
+  };
+}
+
+std::vector<ParameterInfo> build_point() {
+  std::vector<ParameterInfo> p = {
+      {"k", "N/m^n", kRequired, "Hertz stiffness k of f_n = k |x|^n (eqs 2.1-2.4, 3.19)"},
+      {"n", "1", 1.5, "Hertz exponent (3/2 for elastic spheres, eq 2.1)"},
+  };
+  for (auto& x : damping_parameters()) p.push_back(x);
+  for (auto& x : friction_parameters()) p.push_back(x);
+  return p;
+}
+
+std::vector<ParameterInfo> build_volumetric() {
+  std::vector<ParameterInfo> p = {
+      {"k_v", "N/m^3", kRequired,
+       "volumetric (equivalent) stiffness of f_n = k_v V (1 + a v_cn) (eq 4.62); may instead be given as k_v_i and "
+       "k_v_j"},
+      {"k_v_i", "N/m^3", 0.0,
+       "stiffness of body i alone; with k_v_j gives k_v = 1/(1/k_v_i + 1/k_v_j) (eq 4.132); inf = rigid"},
+      {"k_v_j", "N/m^3", 0.0, "stiffness of body j alone (see k_v_i); inf = rigid"},
+  };
+  for (auto& x : damping_parameters()) p.push_back(x);
+  for (auto& x : friction_parameters()) p.push_back(x);
+  p.push_back({"spin_scale", "1", 1.0,
+               "scale of the spinning friction torque (eq 4.243); the thesis's modified Tippe-Top run uses 0.65"});
+  p.push_back({"r_n", "1", 0.95,
+               "weight of the previous normal in the eigenvector seed n_guess = (1-r_n) n_geo + r_n n_prev (eq A.31)"});
+  return p;
+}
+
+const std::vector<ParameterInfo>& empty_table() {
+  static const std::vector<ParameterInfo> e;
+  return e;
+}
+
+std::string fmt(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+}  // namespace
+
+std::vector<std::string> model_names() { return {"point", "volumetric", "cellular"}; }
+
+const std::vector<ParameterInfo>& model_parameters(const std::string& model) {
+  static const std::vector<ParameterInfo> point = build_point();
+  static const std::vector<ParameterInfo> volumetric = build_volumetric();
+  if (model == "point") return point;
+  if (model == "volumetric" || model == "cellular") return volumetric;  // cellular = volumetric per cell pair
+  return empty_table();
+}
+
+std::vector<ParameterIssue> check_parameters(const std::string& model,
+                                             const std::map<std::string, double>& params) {
+  std::vector<ParameterIssue> issues;
+  const auto& table = model_parameters(model);
+  if (table.empty()) {
+    issues.push_back({"", "model one of point, volumetric, cellular (got '" + model + "')"});
+    return issues;
+  }
+  std::set<std::string> known;
+  for (const auto& info : table) known.insert(info.name);
+  for (const auto& [name, value] : params) {
+    if (!known.count(name)) {
+      std::string list;
+      for (const auto& info : table) list += (list.empty() ? "" : ", ") + info.name;
+      issues.push_back({name, "a parameter of the '" + model + "' model (" + list + ")"});
+    } else if (std::isnan(value)) {
+      issues.push_back({name, "a number"});
+    }
+  }
+  auto has = [&](const std::string& k) { return params.count(k) && !std::isnan(params.at(k)); };
+  auto get = [&](const std::string& k) {
+    if (has(k)) return params.at(k);
+    for (const auto& info : table)
+      if (info.name == k) return info.default_value;
+    return kRequired;
+  };
+  const bool volumetric = model != "point";
+  // Required parameters. k_v may be replaced by the pair (k_v_i, k_v_j).
+  for (const auto& info : table) {
+    if (!std::isnan(info.default_value) || has(info.name)) continue;
+    if (volumetric && info.name == "k_v" && has("k_v_i") && has("k_v_j")) continue;
+    std::string what = "required parameter " + info.name + " [" + info.units + "]: " + info.description;
+    issues.push_back({info.name, what});
+  }
+  auto check = [&](const std::string& key, bool ok, const std::string& expected) {
+    if (has(key) && !ok) issues.push_back({key, expected + " (got " + fmt(get(key)) + ")"});
+  };
+  auto finite_pos = [](double x) { return std::isfinite(x) && x > 0; };
+  auto nonneg = [](double x) { return std::isfinite(x) && x >= 0; };
+
+  const double e = get("e_eff");
+  check("e_eff", e > 0 && e <= 1, "e_eff in (0, 1] (e_eff = 0 is impossible, eq 3.24; use 0.01 for plastic)");
+  if (model == "point") {
+    check("k", finite_pos(get("k")), "k > 0 and finite");
+    check("n", std::isfinite(get("n")) && get("n") >= 1, "n >= 1");
+  } else {
+    check("k_v", finite_pos(get("k_v")), "k_v > 0 and finite");
+    // Rigid bodies are the limit k -> inf (eq 4.128); both rigid gives no compliance at all.
+    check("k_v_i", get("k_v_i") > 0, "k_v_i > 0 (inf for a rigid body)");
+    check("k_v_j", get("k_v_j") > 0, "k_v_j > 0 (inf for a rigid body)");
+    if (has("k_v_i") != has("k_v_j"))
+      issues.push_back({has("k_v_i") ? "k_v_j" : "k_v_i", "k_v_i and k_v_j given together"});
+    if (has("k_v") && has("k_v_i") && has("k_v_j"))
+      issues.push_back({"k_v", "either k_v or the pair k_v_i, k_v_j, not both"});
+    if (has("k_v_i") && has("k_v_j") && std::isinf(get("k_v_i")) && std::isinf(get("k_v_j")))
+      issues.push_back({"k_v_i", "at least one compliant body (k_v_i and k_v_j are both inf)"});
+    check("spin_scale", nonneg(get("spin_scale")), "spin_scale >= 0");
+    check("r_n", get("r_n") >= 0 && get("r_n") < 1, "r_n in [0, 1)");
+  }
+  check("v_small", finite_pos(get("v_small")), "v_small > 0");
+  check("tau_r", nonneg(get("tau_r")), "tau_r >= 0 (0 disables relaxation)");
+  check("mu_c", nonneg(get("mu_c")), "mu_c >= 0");
+  check("mu_s", nonneg(get("mu_s")), "mu_s >= 0");
+  if (has("mu_s") && has("mu_c") && get("mu_c") > get("mu_s"))
+    issues.push_back({"mu_c", "mu_c <= mu_s (got mu_c = " + fmt(get("mu_c")) + " > mu_s = " + fmt(get("mu_s")) + ")"});
+  check("sigma0", finite_pos(get("sigma0")), "sigma0 > 0");
+  check("sigma1", finite_pos(get("sigma1")), "sigma1 > 0 (the bristle time constant is sigma1/sigma0)");
+  check("sigma2", nonneg(get("sigma2")), "sigma2 >= 0");
+  check("v_s", finite_pos(get("v_s")), "v_s > 0");
+  check("tau_dw", nonneg(get("tau_dw")), "tau_dw >= 0 (0 disables the dwell effect)");
+  check("v_e", nonneg(get("v_e")), "v_e >= 0 (0 means v_s/100)");
+  check("s_dw0", get("s_dw0") >= 0 && get("s_dw0") <= 1, "s_dw0 in [0, 1]");
+  const double v_e = get("v_e") > 0 ? get("v_e") : get("v_s") / 100;
+  if (has("v_e") && get("v_e") > 0 && finite_pos(get("v_s")) && !(v_e < get("v_s")))
+    issues.push_back({"v_e", "v_e < v_s (thesis rule v_e <= v_s/10; got v_e = " + fmt(v_e) +
+                                 ", v_s = " + fmt(get("v_s")) + ")"});
+  return issues;
+}
+
+}  // namespace vcsim::contact

@@ -1,0 +1,165 @@
+#include "contact/volumetric_contact.h"
+
+#include <cmath>
+
+#include "contact/contact_normal.h"
+#include "contact/friction.h"
+#include "contact/normal_force.h"
+
+namespace vcsim::contact {
+namespace {
+
+Vec3 point_velocity(const BodyKinematics& b, const Vec3& p) {
+  return b.velocity + b.angular_velocity.cross(p - b.pose.position);
+}
+
+bool overlapping(const geo::Interference& q) { return q.overlap && q.volume > 0; }
+
+}  // namespace
+
+void volumetric_initial_states(const ModelParams& p, double* s) {
+  for (int k = 0; k < kVolumetricStates; ++k) s[k] = 0;
+  s[4] = p.normal.s_dw0;
+}
+
+Vec3 volumetric_normal(const geo::Interference& q, const BodyKinematics& bi, const BodyKinematics& bj,
+                       const VolumetricMemory& mem, double r_n, double* lambda) {
+  Vec3 n_geo = q.normal_estimate;
+  if (n_geo.squaredNorm() == 0) n_geo = mem.n_prev;
+  if (n_geo.squaredNorm() == 0) n_geo = bi.pose.position - bj.pose.position;  // last resort: centre line
+  if (n_geo.squaredNorm() == 0) n_geo = Vec3::UnitZ();
+  const NormalSelection sel = select_normal(q.inertia, normal_seed(n_geo, mem.n_prev, r_n));
+  if (lambda) *lambda = sel.lambda;
+  return sel.normal;
+}
+
+VolumetricEvaluation evaluate_volumetric(const ModelParams& p, const geo::Interference& q, const BodyKinematics& bi,
+                                         const BodyKinematics& bj, const VolumetricMemory& mem, const double* s,
+                                         double* ds) {
+  VolumetricEvaluation e;
+  for (int k = 0; k < kVolumetricStates; ++k) ds[k] = 0;
+  if (!overlapping(q)) return e;
+  e.in_contact = true;
+  e.volume = q.volume;
+  e.centroid = q.centroid;
+  double lambda = 0;
+  const Vec3 n = volumetric_normal(q, bi, bj, mem, p.normal.r_n, &lambda);
+  e.normal = n;
+  e.r_gyr = std::sqrt(std::max(lambda, 0.0) / q.volume);  // eq 4.201
+  // Kinematics at the centroid (eqs 4.49, 4.51), p_n neglected so v_sct ≈ v_ct (§12-A7).
+  const Vec3 v_c = point_velocity(bi, q.centroid) - point_velocity(bj, q.centroid);
+  const Vec3 w_r = bi.angular_velocity - bj.angular_velocity;
+  e.v_cn = n.dot(v_c);
+  e.v_sct = v_c - e.v_cn * n;
+  const double w_n = n.dot(w_r);
+  const Vec3 w_t = w_r - w_n * n;
+  // Normal force (eq 4.62) with relaxation V_r = V − V_ro (eq 3.44, x → V). With relaxation on, the
+  // pair exerts no force until its onset is latched on an accepted step (where V_ro := V).
+  const bool active = mem.in_contact || p.normal.tau_r == 0;
+  const double v_in = mem.in_contact ? mem.v_in : e.v_cn;
+  const double a = damping_factor(p.normal.d, p.normal.e_eff, v_in, p.normal.v_small);
+  const double V_r = active ? q.volume - s[5] : 0.0;
+  e.normal_force = volumetric_normal_force(p.normal.k, V_r, a, e.v_cn);
+  e.elastic_force = V_r > 0 ? p.normal.k * V_r : 0.0;
+  // Rolling resistance (eq 4.67) with J_v, applied while the pair pushes.
+  if (V_r > 0) e.rolling_torque = rolling_resistance(p.normal.k, a, q.inertia, w_t);
+  // Friction (eqs 4.215–4.243), on the clamped f_n.
+  const Vec3 z(s[0], s[1], s[2]);
+  const Vec3 z_t = z - n * n.dot(z);
+  const VolumetricFriction fr =
+      volumetric_friction(p.friction, e.normal_force, e.v_sct, w_n, e.r_gyr, z_t, s[3], s[4]);
+  e.friction_force = fr.force;
+  e.spin_torque = fr.torque;
+  e.s = fr.s;
+  e.c_v = fr.c_v;
+  e.c_w = fr.c_w;
+  ds[0] = fr.z_dot.x();
+  ds[1] = fr.z_dot.y();
+  ds[2] = fr.z_dot.z();
+  ds[3] = fr.theta_dot;
+  ds[4] = fr.s_dw_dot;
+  ds[5] = relaxation_rate(s[5], p.normal.tau_r);
+  e.force = e.normal_force * n + e.friction_force;
+  e.couple = e.rolling_torque + e.spin_torque * n;
+  e.elastic_power = -e.elastic_force * e.v_cn;
+  return e;
+}
+
+void accept_volumetric(const ModelParams& p, const geo::Interference& q, const BodyKinematics& bi,
+                       const BodyKinematics& bj, VolumetricMemory& mem, double* s) {
+  if (!overlapping(q)) {
+    if (mem.in_contact || mem.n_prev.squaredNorm() > 0) {
+      // Lost pair: states and memory reset (App. A.4), so a new episode starts fresh.
+      mem = VolumetricMemory{};
+      volumetric_initial_states(p, s);
+    }
+    return;
+  }
+  const Vec3 n = volumetric_normal(q, bi, bj, mem, p.normal.r_n);
+  if (!mem.in_contact) {
+    mem.in_contact = true;
+    const Vec3 v_c = point_velocity(bi, q.centroid) - point_velocity(bj, q.centroid);
+    mem.v_in = n.dot(v_c);
+    if (p.normal.tau_r > 0) s[5] = q.volume;  // V_ro := V at detection (eq 3.44)
+  }
+  mem.n_prev = n;
+  // Keep the bristle in the tangent plane of the current normal (§12-B5).
+  Vec3 z(s[0], s[1], s[2]);
+  z -= n * n.dot(z);
+  s[0] = z.x();
+  s[1] = z.y();
+  s[2] = z.z();
+}
+
+VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j,
+                                     geo::QueryOptions options)
+    : p_(params), cell_i_(std::move(cell_i)), cell_j_(std::move(cell_j)), options_(options) {}
+
+geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyKinematics& bj) const {
+  return geo::interference(cell_i_, bi.pose, cell_j_, bj.pose, options_);
+}
+
+std::vector<Channel> VolumetricContact::channels() const {
+  return {
+      {"in_contact", 1, "1", "1 while the cells overlap (V > 0)"},
+      {"volume", 1, "m^3", "interference volume V (eq 4.4)"},
+      {"centroid", 3, "m", "centroid p_c of the interference volume (world), the point of action"},
+      {"normal", 3, "1", "contact normal n (eigenvector of J_v), from body j toward body i"},
+      {"r_gyr", 1, "m", "radius of gyration about n (eq 4.201)"},
+      {"normal_force", 1, "N", "f_n (eq 4.62, clamped >= 0)"},
+      {"friction_force", 3, "N", "tangential friction force on body i (eq 4.230)"},
+      {"spin_torque", 1, "N m", "spinning friction torque about n on body i (eq 4.243)"},
+      {"rolling_torque", 3, "N m", "rolling resistance couple on body i (eq 4.67)"},
+      {"bristle", 3, "m", "bristle deflection z_sc"},
+      {"torsion", 1, "rad", "bristle torsion theta_n"},
+      {"dwell", 1, "1", "dwell state s_dw (eq 3.36)"},
+      {"stick", 1, "1", "stick weight s = exp(-v_avg^2/v_s^2) (eq 4.221)"},
+      {"stick_flag", 1, "1", "1 when s > 0.5 (sticking)"},
+      {"c_v", 1, "1", "Contensou factor C_v (eq 4.224)"},
+      {"c_w", 1, "1", "Contensou factor C_w (eq 4.236)"},
+      {"relaxation", 1, "m^3", "relaxation reference V_ro"},
+      {"impact_velocity", 1, "m/s", "latched normal impact velocity v_cn^i"},
+  };
+}
+
+void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
+                                 double* ds, ContactResult& r) const {
+  const geo::Interference q = query(bi, bj);
+  const VolumetricEvaluation e = evaluate_volumetric(p_, q, bi, bj, mem_, s, ds);
+  r.in_contact = e.in_contact;
+  r.force = e.force;
+  r.point = e.in_contact ? e.centroid : bi.pose.position;
+  r.couple = e.couple;
+  r.elastic_power = e.elastic_power;
+  r.channels = {e.in_contact ? 1.0 : 0.0, e.volume, e.centroid.x(), e.centroid.y(), e.centroid.z(),
+                e.normal.x(), e.normal.y(), e.normal.z(), e.r_gyr, e.normal_force, e.friction_force.x(),
+                e.friction_force.y(), e.friction_force.z(), e.spin_torque, e.rolling_torque.x(),
+                e.rolling_torque.y(), e.rolling_torque.z(), s[0], s[1], s[2], s[3], s[4], e.s,
+                e.s > 0.5 ? 1.0 : 0.0, e.c_v, e.c_w, s[5], mem_.in_contact ? mem_.v_in : 0.0};
+}
+
+void VolumetricContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {
+  accept_volumetric(p_, query(bi, bj), bi, bj, mem_, s);
+}
+
+}  // namespace vcsim::contact

@@ -1,0 +1,67 @@
+// Gonthier's volumetric contact model (thesis ch. 4) for ONE pair of convex cells: normal force
+// f_n = k_v V (1 + a v_cn) at the interference centroid (eq 4.62), rolling resistance (4.67), the
+// contact normal from the volume inertia tensor (4.199–4.201), and the volumetric bristle friction
+// with Contensou coupling and spinning torque (4.215–4.243).
+#pragma once
+#include <vector>
+
+#include "contact/contact_pair.h"
+#include "contact/model_params.h"
+#include "geometry/interference.h"
+
+namespace vcsim::contact {
+
+// Per-cell-pair memory: changes only on accepted steps.
+struct VolumetricMemory {
+  bool in_contact = false;
+  double v_in = 0;               // latched v_cn at onset (< 0)
+  Vec3 n_prev = Vec3::Zero();    // previous accepted normal; zero before the first contact instant
+};
+
+// Everything the volumetric law produces for one cell pair.
+struct VolumetricEvaluation {
+  bool in_contact = false;
+  double volume = 0, r_gyr = 0, normal_force = 0, elastic_force = 0, spin_torque = 0, v_cn = 0;
+  Vec3 centroid = Vec3::Zero(), normal = Vec3::Zero(), friction_force = Vec3::Zero();
+  Vec3 rolling_torque = Vec3::Zero(), v_sct = Vec3::Zero();
+  double s = 0, c_v = 0, c_w = 0;
+  Vec3 force = Vec3::Zero(), couple = Vec3::Zero();  // total on body i at the centroid
+  double elastic_power = 0;
+};
+
+// States per cell pair: bristle z (3), torsion θ_n (1), dwell s_dw (1), relaxation V_ro (1).
+constexpr int kVolumetricStates = 6;
+
+// The normal of the pair for an interference result and the memory (eq A.31 seed, eigenvector choice).
+Vec3 volumetric_normal(const geo::Interference& q, const BodyKinematics& bi, const BodyKinematics& bj,
+                       const VolumetricMemory& mem, double r_n, double* lambda = nullptr);
+
+// The model for one cell pair given its interference (pure).
+VolumetricEvaluation evaluate_volumetric(const ModelParams& p, const geo::Interference& q, const BodyKinematics& bi,
+                                         const BodyKinematics& bj, const VolumetricMemory& mem, const double* states,
+                                         double* state_derivatives);
+// The accepted-step update of one cell pair (onset latch, bristle projection, reset on loss).
+void accept_volumetric(const ModelParams& p, const geo::Interference& q, const BodyKinematics& bi,
+                       const BodyKinematics& bj, VolumetricMemory& mem, double* states);
+void volumetric_initial_states(const ModelParams& p, double* states);
+
+class VolumetricContact : public ContactPair {
+ public:
+  VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j, geo::QueryOptions options);
+  int num_states() const override { return kVolumetricStates; }
+  void initial_states(double* states) const override { volumetric_initial_states(p_, states); }
+  std::vector<Channel> channels() const override;
+  void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, const double* states,
+                double* state_derivatives, ContactResult& result) const override;
+  void accept_step(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, double* states) override;
+  const VolumetricMemory& memory() const { return mem_; }
+
+ private:
+  geo::Interference query(const BodyKinematics& bi, const BodyKinematics& bj) const;
+  ModelParams p_;
+  geo::Cell cell_i_, cell_j_;
+  geo::QueryOptions options_;
+  VolumetricMemory mem_;
+};
+
+}  // namespace vcsim::contact

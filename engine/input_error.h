@@ -1,0 +1,35 @@
+// Bad scenario input: one clear, one-line error that points back into the file.
+// what() is "FILE:LINE:COLUMN: error: KEY.PATH: expected ...; got ..." (line/column 1-based).
+// When the position is unknown (line <= 0), the position part is left out: "FILE: error: ...".
+// Errors in a command-line override carry "FILE: --set TEXT" as their file, so the user sees
+// which override was wrong instead of a line number.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace vcsim {
+
+inline std::string format_input_error(const std::string& file, int line, int column,
+                                      const std::string& key_path, const std::string& expected) {
+  std::string msg = file.empty() ? std::string("<input>") : file;
+  if (line > 0) msg += ":" + std::to_string(line) + ":" + std::to_string(column > 0 ? column : 1);
+  msg += ": error: ";
+  if (!key_path.empty()) msg += key_path + ": ";
+  return msg + expected;
+}
+
+struct InputError : std::runtime_error {
+  // `expected` is the text after the key path, conventionally "expected ...; got ...".
+  InputError(const std::string& file, int line, int column, const std::string& key_path,
+             const std::string& expected)
+      : std::runtime_error(format_input_error(file, line, column, key_path, expected)),
+        file(file),
+        key_path(key_path),
+        expected(expected),
+        line(line),
+        column(column) {}
+  std::string file, key_path, expected;
+  int line, column;
+};
+
+}  // namespace vcsim

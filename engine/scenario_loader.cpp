@@ -1,0 +1,929 @@
+// YAML scenario loader: parse, apply --set overrides, validate against the schema of
+// docs/scenario-format.md, and fill a Scenario. Every error names file:line:column, the key path and
+// what was expected, because a user fixing a scenario should never need a debugger.
+#include "engine/scenario_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "contact/parameters.h"
+#include "integrators/explicit_rk.h"
+
+namespace vcsim {
+
+int levenshtein_distance(const std::string& a, const std::string& b) {
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const int sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+namespace {
+
+// Relative slack of the principal-moment triangle inequality I_a + I_b >= I_c. Flat plates sit exactly
+// on the bound, and inputs rounded to 4 significant digits (0.08333 + 0.08333 vs 0.1667) miss it by
+// up to ~6e-4, so 1e-3 accepts honest rounding while still rejecting real violations.
+constexpr double kTriangleSlack = 1e-3;
+// A quaternion is silently normalised only when it is already unit to this tolerance; anything
+// farther away is more likely a typo than rounding.
+constexpr double kQuaternionNormTolerance = 1e-6;
+// Symmetry of a full 3x3 inertia, relative to its largest entry (rounding of printed values).
+constexpr double kSymmetryTolerance = 1e-9;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Closest candidate within edit distance 2 (case-insensitive), or "".
+std::string did_you_mean(const std::string& got, const std::vector<std::string>& candidates) {
+  std::string best;
+  int best_d = 3;
+  for (const auto& c : candidates) {
+    const int d = levenshtein_distance(lower(got), lower(c));
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& x : items) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string fmt_number(double x) {
+  std::ostringstream s;
+  s.precision(12);
+  s << x;
+  return s.str();
+}
+
+std::string child_path(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+std::string index_path(const std::string& parent, size_t i) { return parent + "[" + std::to_string(i) + "]"; }
+
+// What a node holds, for the "; got ..." part of a message.
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing (null)";
+  if (n.IsSequence()) return "a list of " + std::to_string(n.size()) + " item" + (n.size() == 1 ? "" : "s");
+  if (n.IsMap()) return "a map";
+  std::string s = n.Scalar();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return n.Tag() == "!" ? "the quoted string \"" + s + "\"" : "'" + s + "'";
+}
+
+bool valid_name(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  return true;
+}
+
+struct Override {
+  std::string path;  // canonical key path, e.g. "contacts[0].k_v"
+  std::string text;  // as given on the command line
+};
+
+class Loader {
+ public:
+  Loader(std::string file) : file_(std::move(file)) {}
+
+  std::vector<Override> overrides;
+
+  // Where a node came from: the file position, or the override that produced it.
+  geo::SourceLocation locate(const YAML::Node& node, const std::string& path) const {
+    geo::SourceLocation where;
+    where.key_path = path;
+    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+      const std::string& p = it->path;
+      if (path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+                        (path[p.size()] == '.' || path[p.size()] == '['))) {
+        where.file = file_ + ": --set " + it->text;
+        return where;
+      }
+    }
+    where.file = file_;
+    if (node.IsDefined()) {
+      const YAML::Mark m = node.Mark();
+      if (!m.is_null()) where.line = m.line + 1, where.column = m.column + 1;
+    }
+    return where;
+  }
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& path, const std::string& expected) const {
+    const geo::SourceLocation w = locate(node, path);
+    throw InputError(w.file, w.line, w.column, path, expected);
+  }
+  [[noreturn]] void fail_got(const YAML::Node& node, const std::string& path, const std::string& expected) const {
+    fail(node, path, "expected " + expected + "; got " + describe(node));
+  }
+
+  // Checks that `map` is a map whose keys are all in `allowed` and not repeated.
+  void check_map(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed,
+                 const std::string& what) const {
+    if (!map.IsMap()) fail_got(map, path, what + " (a map)");
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = key_string(it->first, path);
+      const std::string kp = child_path(path, key);
+      if (!seen.insert(key).second) fail(it->first, kp, "expected each key once; got a second '" + key + "'");
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        std::string msg = "expected a key of " + what + " (" + join_list(allowed) + "); got unknown key '" + key + "'";
+        const std::string hint = did_you_mean(key, allowed);
+        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+        fail(it->first, kp, msg);
+      }
+    }
+  }
+
+  // A user-named map (bodies, materials): keys are names, each once, usable in --set paths.
+  std::vector<std::tuple<std::string, YAML::Node, YAML::Node>> named_map(const YAML::Node& map,
+                                                                         const std::string& path,
+                                                                         const std::string& what,
+                                                                         const std::string& entry) const {
+    if (!map.IsMap()) fail_got(map, path, what);
+    std::vector<std::tuple<std::string, YAML::Node, YAML::Node>> out;
+    std::map<std::string, YAML::Node> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = key_string(it->first, path);
+      const std::string kp = child_path(path, key);
+      if (auto s = seen.find(key); s != seen.end()) {
+        const YAML::Mark m = s->second.Mark();
+        fail(it->first, kp,
+             "expected unique " + entry + " names; got '" + key + "' again (first defined at line " +
+                 std::to_string(m.line + 1) + ")");
+      }
+      if (!valid_name(key))
+        fail(it->first, kp, "expected a " + entry + " name of letters, digits, '_' and '-'; got '" + key + "'");
+      seen.emplace(key, it->first);
+      out.emplace_back(key, it->first, it->second);
+    }
+    return out;
+  }
+
+  // A map whose keys are checked elsewhere (open parameter sets): only type and uniqueness here.
+  void check_unique_keys(const YAML::Node& map, const std::string& path, const std::string& what) const {
+    if (!map.IsMap()) fail_got(map, path, what);
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = key_string(it->first, path);
+      if (!seen.insert(key).second)
+        fail(it->first, child_path(path, key), "expected each key once; got a second '" + key + "'");
+    }
+  }
+
+  std::string key_string(const YAML::Node& key, const std::string& parent) const {
+    if (!key.IsScalar()) fail_got(key, parent, "a plain key (a name)");
+    return key.Scalar();
+  }
+
+  // The value under `key`, or an undefined node. Duplicate keys are reported by check_map.
+  static YAML::Node find(const YAML::Node& map, const std::string& key) {
+    if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
+  YAML::Node require(const YAML::Node& map, const std::string& key, const std::string& path,
+                     const std::string& expected) const {
+    YAML::Node n = find(map, key);
+    if (!n.IsDefined()) fail(map, path, "expected required key '" + key + "' (" + expected + "); it is missing");
+    return n;
+  }
+
+  double number(const YAML::Node& n, const std::string& path, const std::string& what = "a number",
+                bool allow_inf = false) const {
+    static const std::regex num(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+    static const std::regex inf(R"([-+]?\.(inf|Inf|INF))");
+    if (!n.IsScalar() || n.Tag() == "!") fail_got(n, path, what);
+    const std::string& s = n.Scalar();
+    if (allow_inf && std::regex_match(s, inf)) return s[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+    if (!std::regex_match(s, num)) {
+      if (std::regex_match(s, std::regex(R"([-+]?\.?(nan|NaN|NAN|inf|Inf|INF|infinity))")))
+        fail_got(n, path, what + " (finite)");
+      fail_got(n, path, what);
+    }
+    const double x = std::strtod(s.c_str(), nullptr);
+    if (!std::isfinite(x)) fail_got(n, path, what + " (finite; this overflows a double)");
+    return x;
+  }
+
+  double positive(const YAML::Node& n, const std::string& path, const std::string& what) const {
+    const double x = number(n, path, what + " > 0");
+    if (!(x > 0)) fail(n, path, "expected " + what + " > 0; got " + fmt_number(x));
+    return x;
+  }
+
+  std::string string(const YAML::Node& n, const std::string& path, const std::string& what) const {
+    if (!n.IsScalar() || n.Scalar().empty()) fail_got(n, path, what);
+    return n.Scalar();
+  }
+
+  bool boolean(const YAML::Node& n, const std::string& path) const {
+    if (n.IsScalar() && n.Tag() != "!") {
+      const std::string s = n.Scalar();
+      if (s == "true" || s == "True" || s == "TRUE") return true;
+      if (s == "false" || s == "False" || s == "FALSE") return false;
+    }
+    fail_got(n, path, "true or false");
+  }
+
+  std::vector<double> numbers(const YAML::Node& n, const std::string& path, size_t count,
+                              const std::string& what) const {
+    if (!n.IsSequence() || n.size() != count) fail_got(n, path, what);
+    std::vector<double> v;
+    for (size_t i = 0; i < count; ++i) v.push_back(number(n[i], index_path(path, i)));
+    return v;
+  }
+
+  Vec3 vec3(const YAML::Node& n, const std::string& path, const std::string& what) const {
+    const auto v = numbers(n, path, 3, what + " (a list of 3 numbers)");
+    return Vec3(v[0], v[1], v[2]);
+  }
+
+  // {quaternion: [w, x, y, z]} or {rpy_deg: [roll, pitch, yaw]}.
+  Quat orientation(const YAML::Node& n, const std::string& path) const {
+    check_map(n, path, {"quaternion", "rpy_deg"}, "an orientation");
+    if (n.size() != 1) fail_got(n, path, "exactly one of quaternion: [w, x, y, z] or rpy_deg: [roll, pitch, yaw]");
+    if (YAML::Node q = find(n, "quaternion"); q.IsDefined()) {
+      const std::string qp = child_path(path, "quaternion");
+      const auto v = numbers(q, qp, 4, "a quaternion [w, x, y, z] (a list of 4 numbers)");
+      Quat quat(v[0], v[1], v[2], v[3]);
+      const double norm = quat.norm();
+      if (!(std::abs(norm - 1) <= kQuaternionNormTolerance))
+        fail(q, qp, "expected a unit quaternion [w, x, y, z] (norm within 1e-6 of 1); got norm " + fmt_number(norm));
+      return quat.normalized();
+    }
+    const std::string rp = child_path(path, "rpy_deg");
+    const Vec3 rpy = vec3(find(n, "rpy_deg"), rp, "roll, pitch, yaw in degrees") * (M_PI / 180.0);
+    return quat_from_rpy(rpy.x(), rpy.y(), rpy.z());
+  }
+
+  // Full 3x3 inertia from [Ixx, Iyy, Izz], [[..],[..],[..]] or {moments: [..], products: [Ixy, Ixz, Iyz]}.
+  Mat3 inertia(const YAML::Node& n, const std::string& path) const {
+    const std::string forms =
+        "an inertia: [Ixx, Iyy, Izz], a 3x3 matrix, or {moments: [Ixx, Iyy, Izz], products: [Ixy, Ixz, Iyz]} in kg m^2";
+    Mat3 I = Mat3::Zero();
+    if (n.IsMap()) {
+      check_map(n, path, {"moments", "products"}, "an inertia");
+      const Vec3 m = vec3(require(n, "moments", path, "[Ixx, Iyy, Izz] in kg m^2"), child_path(path, "moments"),
+                          "principal moments [Ixx, Iyy, Izz]");
+      Vec3 p = Vec3::Zero();
+      if (YAML::Node pn = find(n, "products"); pn.IsDefined())
+        p = vec3(pn, child_path(path, "products"), "products of inertia [Ixy, Ixz, Iyz]");
+      I << m.x(), p.x(), p.y(), p.x(), m.y(), p.z(), p.y(), p.z(), m.z();
+    } else if (n.IsSequence() && n.size() == 3 && n[0].IsSequence()) {
+      for (size_t r = 0; r < 3; ++r) {
+        const auto row = numbers(n[r], index_path(path, r), 3, "a matrix row of 3 numbers");
+        for (int c = 0; c < 3; ++c) I(r, c) = row[c];
+      }
+      const double scale = I.cwiseAbs().maxCoeff();
+      for (int r = 0; r < 3; ++r)
+        for (int c = r + 1; c < 3; ++c)
+          if (std::abs(I(r, c) - I(c, r)) > kSymmetryTolerance * scale)
+            fail(n, path,
+                 "expected a symmetric inertia matrix; got I[" + std::to_string(r) + "][" + std::to_string(c) +
+                     "] = " + fmt_number(I(r, c)) + " but I[" + std::to_string(c) + "][" + std::to_string(r) +
+                     "] = " + fmt_number(I(c, r)));
+      I = 0.5 * (I + I.transpose());
+    } else if (n.IsSequence() && n.size() == 3) {
+      I.diagonal() = vec3(n, path, "principal moments");
+    } else {
+      fail_got(n, path, forms);
+    }
+    // Positive definite, and the principal moments must be those of a real mass distribution:
+    // I_a + I_b >= I_c for every permutation (I_c = ∫(x_a² + x_b²) dm <= I_a + I_b).
+    Eigen::SelfAdjointEigenSolver<Mat3> eig(I);
+    const Vec3 l = eig.eigenvalues();  // ascending
+    if (!(l(0) > 0))
+      fail(n, path,
+           "expected a symmetric positive definite inertia; got principal moments " + fmt_number(l(0)) + ", " +
+               fmt_number(l(1)) + ", " + fmt_number(l(2)) + " kg m^2");
+    if (l(0) + l(1) < l(2) * (1 - kTriangleSlack))
+      fail(n, path,
+           "expected principal moments satisfying the triangle inequality I1 + I2 >= I3; got " + fmt_number(l(0)) +
+               " + " + fmt_number(l(1)) + " < " + fmt_number(l(2)) + " kg m^2");
+    return I;
+  }
+
+  // ---- geometry ----
+  geo::CsgNode csg(const YAML::Node& n, const std::string& path) const {
+    static const std::vector<std::string> primitives = {"sphere",   "box",       "cylinder", "cone",
+                                                        "capsule",  "ellipsoid", "torus",    "halfspace",
+                                                        "slab",     "infinite_cylinder", "mesh"};
+    static const std::vector<std::string> ops = {"union", "intersection", "difference", "complement"};
+    std::vector<std::string> allowed = primitives;
+    allowed.insert(allowed.end(), ops.begin(), ops.end());
+    allowed.insert(allowed.end(), {"name", "position", "orientation"});
+    const std::string what = "a geometry node (one of " + join_list(primitives) + ", " + join_list(ops) + ")";
+    if (!n.IsMap()) fail_got(n, path, what);
+    check_map(n, path, allowed, "a geometry node");
+
+    geo::CsgNode node;
+    node.where = locate(n, path);
+    std::string kind;
+    YAML::Node body;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      if (k == "name" || k == "position" || k == "orientation") continue;
+      if (!kind.empty())
+        fail(it->first, child_path(path, k),
+             "expected one shape or operation per node; got both '" + kind + "' and '" + k + "' (wrap them in union)");
+      kind = k;
+      body = it->second;
+    }
+    if (kind.empty()) fail(n, path, "expected " + what + "; got none");
+    if (YAML::Node nm = find(n, "name"); nm.IsDefined()) node.name = string(nm, child_path(path, "name"), "a cell name");
+    const std::string bp = child_path(path, kind);
+    const bool is_op = std::find(ops.begin(), ops.end(), kind) != ops.end();
+    if (is_op) {
+      for (const char* k : {"position", "orientation"})
+        if (YAML::Node x = find(n, k); x.IsDefined())
+          fail(x, child_path(path, k),
+               std::string("expected '") + k + "' only on primitives (place the children instead); got it on a " + kind);
+      if (kind == "complement") {
+        node.op = geo::CsgNode::Op::Complement;
+        node.children.push_back(csg(body, bp));
+        return node;
+      }
+      node.op = kind == "union" ? geo::CsgNode::Op::Union
+                : kind == "intersection" ? geo::CsgNode::Op::Intersection
+                                         : geo::CsgNode::Op::Difference;
+      const size_t min_children = kind == "difference" ? 2 : 1;
+      if (!body.IsSequence() || body.size() < min_children)
+        fail_got(body, bp, "a list of at least " + std::to_string(min_children) + " geometry nodes");
+      for (size_t i = 0; i < body.size(); ++i) node.children.push_back(csg(body[i], index_path(bp, i)));
+      return node;
+    }
+    node.op = geo::CsgNode::Op::Primitive;
+    geo::Primitive& p = node.primitive;
+    if (YAML::Node x = find(n, "position"); x.IsDefined())
+      p.pose.position = vec3(x, child_path(path, "position"), "a position [x, y, z] in m");
+    if (YAML::Node x = find(n, "orientation"); x.IsDefined())
+      p.pose.rotation = orientation(x, child_path(path, "orientation"));
+    const auto len = [&](const char* key) {
+      return positive(require(body, key, bp, "a length in m"), child_path(bp, key), "a length in m");
+    };
+    const auto lens = [&](const char* key) {
+      const std::string kp = child_path(bp, key);
+      const YAML::Node v = require(body, key, bp, "3 lengths in m");
+      const Vec3 x = vec3(v, kp, "3 lengths in m");
+      for (int i = 0; i < 3; ++i)
+        if (!(x(i) > 0)) fail(v[i], index_path(kp, i), "expected a length > 0 m; got " + fmt_number(x(i)));
+      return x;
+    };
+    if (kind == "halfspace") {
+      if (!body.IsNull()) {
+        check_unique_keys(body, bp, "no parameters ({} or nothing: the region z <= 0 of its frame)");
+        if (body.size() != 0)
+          fail(body.begin()->first, child_path(bp, body.begin()->first.Scalar()),
+               "expected no parameters (halfspace is the region z <= 0 of its frame); got key '" +
+                   body.begin()->first.Scalar() + "'");
+      }
+      p.kind = geo::PrimitiveKind::HalfSpace;
+      return node;
+    }
+    if (kind == "sphere") {
+      check_map(body, bp, {"radius"}, "sphere");
+      p.kind = geo::PrimitiveKind::Sphere;
+      p.radius = len("radius");
+    } else if (kind == "box") {
+      check_map(body, bp, {"size"}, "box");
+      p.kind = geo::PrimitiveKind::Box;
+      p.size = lens("size");
+    } else if (kind == "cylinder") {
+      check_map(body, bp, {"radius", "length"}, "cylinder");
+      p.kind = geo::PrimitiveKind::Cylinder;
+      p.radius = len("radius");
+      p.length = len("length");
+    } else if (kind == "cone") {
+      check_map(body, bp, {"radius_bottom", "radius_top", "length"}, "cone");
+      p.kind = geo::PrimitiveKind::Cone;
+      const auto radius = [&](const char* key) {
+        const std::string kp = child_path(bp, key);
+        const YAML::Node v = require(body, key, bp, "a radius >= 0 in m");
+        const double r = number(v, kp, "a radius >= 0 in m");
+        if (!(r >= 0)) fail(v, kp, "expected a radius >= 0 m; got " + fmt_number(r));
+        return r;
+      };
+      p.radius = radius("radius_bottom");
+      p.radius_top = radius("radius_top");
+      if (!(p.radius > 0 || p.radius_top > 0))
+        fail(body, bp, "expected radius_bottom > 0 or radius_top > 0; got both 0");
+      p.length = len("length");
+    } else if (kind == "capsule") {
+      check_map(body, bp, {"radius", "length"}, "capsule");
+      p.kind = geo::PrimitiveKind::Capsule;
+      p.radius = len("radius");
+      p.length = len("length");
+    } else if (kind == "ellipsoid") {
+      check_map(body, bp, {"radii"}, "ellipsoid");
+      p.kind = geo::PrimitiveKind::Ellipsoid;
+      p.radii = lens("radii");
+    } else if (kind == "torus") {
+      check_map(body, bp, {"major_radius", "minor_radius"}, "torus");
+      p.kind = geo::PrimitiveKind::Torus;
+      p.major_radius = len("major_radius");
+      p.minor_radius = len("minor_radius");
+      if (!(p.minor_radius < p.major_radius))
+        fail(find(body, "minor_radius"), child_path(bp, "minor_radius"),
+             "expected minor_radius < major_radius (a ring torus); got " + fmt_number(p.minor_radius) +
+                 " >= " + fmt_number(p.major_radius));
+    } else if (kind == "slab") {
+      check_map(body, bp, {"thickness"}, "slab");
+      p.kind = geo::PrimitiveKind::Slab;
+      p.thickness = len("thickness");
+    } else if (kind == "infinite_cylinder") {
+      check_map(body, bp, {"radius"}, "infinite_cylinder");
+      p.kind = geo::PrimitiveKind::InfiniteCylinder;
+      p.radius = len("radius");
+    } else {  // mesh
+      check_map(body, bp, {"file", "scale"}, "mesh");
+      p.kind = geo::PrimitiveKind::Mesh;
+      p.mesh_file = string(require(body, "file", bp, "an OBJ or STL file path"), child_path(bp, "file"),
+                           "an OBJ or STL file path");
+      if (YAML::Node s = find(body, "scale"); s.IsDefined()) p.mesh_scale = positive(s, child_path(bp, "scale"), "a scale");
+    }
+    return node;
+  }
+
+  // ---- contact parameters ----
+  struct ParamSet {
+    std::string model;
+    std::map<std::string, double> params;
+    std::map<std::string, std::pair<YAML::Node, std::string>> where;  // parameter -> value node, key path
+  };
+
+  std::string model_name(const YAML::Node& n, const std::string& path) const {
+    const std::string m = string(n, path, "a contact model (" + join_list(contact::model_names()) + ")");
+    const auto names = contact::model_names();
+    if (std::find(names.begin(), names.end(), m) == names.end()) {
+      std::string msg = "expected a contact model (" + join_list(names) + "); got '" + m + "'";
+      const std::string hint = did_you_mean(m, names);
+      if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+      fail(n, path, msg);
+    }
+    return m;
+  }
+
+  // Reads every key of `map` except `skip` as a parameter of `model`, with did-you-mean on unknown names.
+  void read_params(const YAML::Node& map, const std::string& path, const std::string& model,
+                   const std::vector<std::string>& skip, ParamSet& out) const {
+    std::vector<std::string> names;
+    for (const auto& info : contact::model_parameters(model)) names.push_back(info.name);
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      if (std::find(skip.begin(), skip.end(), k) != skip.end()) continue;
+      const std::string kp = child_path(path, k);
+      if (std::find(names.begin(), names.end(), k) == names.end()) {
+        std::vector<std::string> all = skip;
+        all.insert(all.end(), names.begin(), names.end());
+        std::string msg = "expected " + join_list(skip) + " or a parameter of the '" + model + "' model (" +
+                          join_list(names) + "); got unknown key '" + k + "'";
+        const std::string hint = did_you_mean(k, all);
+        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+        fail(it->first, kp, msg);
+      }
+      // Body stiffnesses may be .inf (rigid, eq 4.128); check_parameters decides what is allowed.
+      out.params[k] = number(it->second, kp, "a number (parameter " + k + ")", true);
+      out.where[k] = {it->second, kp};
+    }
+  }
+
+  void check_param_set(const ParamSet& set, const YAML::Node& section, const std::string& path) const {
+    const auto issues = contact::check_parameters(set.model, set.params);
+    if (issues.empty()) return;
+    const auto& issue = issues.front();
+    auto w = set.where.find(issue.key);
+    if (w != set.where.end()) fail(w->second.first, w->second.second, "expected " + issue.expected);
+    fail(section, path, "expected " + issue.expected);
+  }
+
+ private:
+  std::string file_;
+};
+
+// "a.b[2].c" or "a.b.2.c" -> segments {a, b, 2, c} (list indices as decimal strings).
+std::vector<std::string> split_path(const std::string& path, bool& ok) {
+  std::vector<std::string> segs;
+  std::string cur;
+  ok = true;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    if (c == '.') {
+      if (cur.empty() && (segs.empty() || path[i - 1] != ']')) ok = false;
+      if (!cur.empty()) segs.push_back(cur);
+      cur.clear();
+    } else if (c == '[') {
+      if (!cur.empty()) segs.push_back(cur);
+      cur.clear();
+      const size_t close = path.find(']', i);
+      if (close == std::string::npos || close == i + 1) {
+        ok = false;
+        return segs;
+      }
+      const std::string idx = path.substr(i + 1, close - i - 1);
+      if (idx.find_first_not_of("0123456789") != std::string::npos) ok = false;
+      segs.push_back(idx);
+      i = close;
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) segs.push_back(cur);
+  else if (path.empty() || path.back() == '.') ok = false;
+  return segs;
+}
+
+bool fs_equivalent(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return !ec && same;
+}
+
+bool is_index(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
+
+// Applies one "key.path=value" override to the document; returns its canonical path.
+Override apply_override(YAML::Node& root, const std::string& text, const std::string& file) {
+  const std::string where = file + ": --set " + text;
+  const size_t eq = text.find('=');
+  std::string path = eq == std::string::npos ? text : text.substr(0, eq);
+  path.erase(0, path.find_first_not_of(" \t"));
+  path.erase(path.find_last_not_of(" \t") + 1);
+  if (eq == std::string::npos || path.empty())
+    throw InputError(where, 0, 0, path, "expected KEY.PATH=VALUE (e.g. bodies.ball.velocity=[0,0.3,0]); got no '='");
+  bool ok = true;
+  const std::vector<std::string> segs = split_path(path, ok);
+  if (!ok || segs.empty())
+    throw InputError(where, 0, 0, path,
+                     "expected a key path of names separated by '.', list items as [N]; got '" + path + "'");
+  const std::string value_text = text.substr(eq + 1);
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(where, 0, 0, path, "expected a YAML value after '='; got '" + value_text + "' (" + e.msg + ")");
+  }
+  if (value_text.find_first_not_of(" \t") == std::string::npos)
+    throw InputError(where, 0, 0, path, "expected a YAML value after '='; got nothing");
+
+  YAML::Node cur;
+  cur.reset(root);
+  std::string canon;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const std::string& seg = segs[i];
+    const bool last = i + 1 == segs.size();
+    const std::string parent = canon;
+    if (cur.IsSequence()) {
+      if (!is_index(seg))
+        throw InputError(where, 0, 0, child_path(parent, seg),
+                         "expected a list index [N] after " + parent + " (a list); got '" + seg + "'");
+      const size_t idx = std::stoul(seg);
+      canon = index_path(parent, idx);
+      if (idx > cur.size() || (!last && idx == cur.size()))
+        throw InputError(where, 0, 0, canon,
+                         "expected an index below " + std::to_string(cur.size()) + " (" + parent + " has " +
+                             std::to_string(cur.size()) + " items); got " + seg);
+      if (last) {
+        if (idx == cur.size()) cur.push_back(value);
+        else cur[idx] = value;
+      } else {
+        YAML::Node next = cur[idx];
+        cur.reset(next);
+      }
+      continue;
+    }
+    canon = child_path(parent, seg);
+    if (!cur.IsMap() && !cur.IsNull())
+      throw InputError(where, 0, 0, canon,
+                       "expected " + (parent.empty() ? std::string("the document") : parent) +
+                           " to be a map or list to descend into; got " + describe(cur));
+    YAML::Node existing = Loader::find(cur, seg);
+    if (last) {
+      if (existing.IsDefined()) existing = value;  // replaces in place (Node assignment rebinds the value)
+      else cur[seg] = value;
+      break;
+    }
+    if (!existing.IsDefined()) {
+      // Named collections must already hold the name: a typo must not silently create a new body.
+      if (parent == "bodies" || parent == "materials") {
+        std::vector<std::string> names;
+        if (cur.IsMap())
+          for (auto it = cur.begin(); it != cur.end(); ++it) names.push_back(it->first.Scalar());
+        std::string msg = "expected the name of an existing entry of " + parent + " (" + join_list(names) +
+                          "); got '" + seg + "'";
+        const std::string hint = did_you_mean(seg, names);
+        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+        throw InputError(where, 0, 0, canon, msg);
+      }
+      cur[seg] = YAML::Node(YAML::NodeType::Map);
+      existing = Loader::find(cur, seg);
+    }
+    cur.reset(existing);
+  }
+  return Override{canon, text};
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  Scenario sc;
+  sc.source_file = path;
+
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    throw InputError(path, 0, 0, "", std::string("expected a readable scenario file; got ") + std::strerror(err));
+  }
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, 0, "", std::string("expected a readable scenario file; got a read error"));
+  const std::string text = buf.str();
+
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path, e.mark.line + 1, e.mark.column + 1, "", "expected valid YAML; got a syntax error: " + e.msg);
+  }
+
+  Loader L(path);
+  if (!root.IsMap() && !root.IsNull())
+    throw InputError(path, 1, 1, "", "expected a map of scenario sections (simulation, bodies, ...); got " + describe(root));
+  if (root.IsNull() && overrides.empty())
+    throw InputError(path, 1, 1, "", "expected a map of scenario sections (simulation, bodies, ...); got an empty document");
+  for (const auto& o : overrides) L.overrides.push_back(apply_override(root, o, path));
+  sc.source_text = text;
+  if (!overrides.empty()) {
+    YAML::Emitter out;
+    out << root;
+    sc.source_text = std::string(out.c_str()) + "\n";
+  }
+
+  L.check_map(root, "",
+              {"name", "description", "simulation", "gravity", "output", "bodies", "contacts", "materials",
+               "material_pairs"},
+              "the scenario");
+  const std::string stem = std::filesystem::path(path).stem().string();
+  sc.name = stem;
+  if (YAML::Node n = Loader::find(root, "name"); n.IsDefined()) sc.name = L.string(n, "name", "a scenario name");
+  if (YAML::Node n = Loader::find(root, "description"); n.IsDefined() && !n.IsNull())
+    L.string(n, "description", "a text");
+
+  // simulation
+  {
+    const YAML::Node s = L.require(root, "simulation", "", "a map with duration, step, integrator");
+    L.check_map(s, "simulation", {"duration", "step", "integrator", "geometry_tolerance"}, "simulation");
+    const YAML::Node dn = L.require(s, "duration", "simulation", "the simulated time in s");
+    sc.duration = L.positive(dn, "simulation.duration", "a duration in s");
+    const YAML::Node hn = L.require(s, "step", "simulation", "the fixed time step in s");
+    sc.step = L.positive(hn, "simulation.step", "a time step in s");
+    if (sc.step > sc.duration)
+      L.fail(hn, "simulation.step",
+             "expected a time step <= duration (" + fmt_number(sc.duration) + " s); got " + fmt_number(sc.step) + " s");
+    if (YAML::Node in = Loader::find(s, "integrator"); in.IsDefined()) {
+      const auto names = integ::method_names();
+      const std::string name = L.string(in, "simulation.integrator", "an integrator name");
+      const auto method = integ::method_from_name(name);
+      if (!method) {
+        std::vector<std::string> all = names;
+        all.insert(all.end(), {"ode3", "ode5"});
+        std::string msg = "expected an integrator (" + join_list(names) + ", or the aliases ode3, ode5); got '" +
+                          name + "'";
+        const std::string hint = did_you_mean(name, all);
+        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+        L.fail(in, "simulation.integrator", msg);
+      }
+      sc.integrator = integ::method_name(*method);
+    }
+    if (YAML::Node g = Loader::find(s, "geometry_tolerance"); g.IsDefined()) {
+      sc.geometry_tolerance = L.positive(g, "simulation.geometry_tolerance", "a relative tolerance");
+      if (!(sc.geometry_tolerance < 1))
+        L.fail(g, "simulation.geometry_tolerance",
+               "expected a relative tolerance in (0, 1); got " + fmt_number(sc.geometry_tolerance));
+    }
+  }
+
+  if (YAML::Node g = Loader::find(root, "gravity"); g.IsDefined())
+    sc.gravity = L.vec3(g, "gravity", "a gravity vector [gx, gy, gz] in m/s^2");
+
+  sc.output_file = stem + ".h5";
+  if (YAML::Node o = Loader::find(root, "output"); o.IsDefined()) {
+    L.check_map(o, "output", {"file", "interval"}, "output");
+    if (YAML::Node f = Loader::find(o, "file"); f.IsDefined()) {
+      sc.output_file = L.string(f, "output.file", "an output file path");
+      // Writing the output over the scenario itself would destroy the input.
+      if (fs_equivalent(sc.output_file, path))
+        L.fail(f, "output.file", "expected an output file other than the scenario file; got '" + sc.output_file + "'");
+    }
+    if (YAML::Node iv = Loader::find(o, "interval"); iv.IsDefined()) {
+      sc.output_interval = L.number(iv, "output.interval", "a sampling interval >= 0 in s");
+      if (!(sc.output_interval >= 0))
+        L.fail(iv, "output.interval",
+               "expected a sampling interval >= 0 s (0 = every step); got " + fmt_number(sc.output_interval));
+    }
+  }
+
+  // materials: name -> {density, description}
+  std::map<std::string, std::optional<double>> material_density;
+  std::vector<std::string> material_names;
+  if (YAML::Node ms = Loader::find(root, "materials"); ms.IsDefined() && !ms.IsNull()) {
+    for (const auto& [name, key, val] :
+         L.named_map(ms, "materials", "a map of material names to {density, description}", "material")) {
+      const std::string mp = child_path("materials", name);
+      material_names.push_back(name);
+      material_density[name];
+      if (val.IsNull()) continue;
+      L.check_map(val, mp, {"density", "description"}, "a material");
+      if (YAML::Node d = Loader::find(val, "density"); d.IsDefined())
+        material_density[name] = L.positive(d, child_path(mp, "density"), "a density in kg/m^3");
+      if (YAML::Node d = Loader::find(val, "description"); d.IsDefined() && !d.IsNull())
+        L.string(d, child_path(mp, "description"), "a text");
+    }
+  }
+  const auto material_ref = [&](const YAML::Node& n, const std::string& kp) {
+    const std::string m = L.string(n, kp, "a material name");
+    if (!material_density.count(m)) {
+      std::string msg = material_names.empty()
+                            ? "expected a material defined under 'materials' (there are none); got '" + m + "'"
+                            : "expected a material defined under 'materials' (" + join_list(material_names) +
+                                  "); got '" + m + "'";
+      const std::string hint = did_you_mean(m, material_names);
+      if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+      L.fail(n, kp, msg);
+    }
+    return m;
+  };
+
+  // material_pairs: [{materials: [a, b], model, <parameters>}], complete parameter sets.
+  std::map<std::pair<std::string, std::string>, Loader::ParamSet> pair_params;
+  if (YAML::Node ps = Loader::find(root, "material_pairs"); ps.IsDefined() && !ps.IsNull()) {
+    if (!ps.IsSequence()) L.fail_got(ps, "material_pairs", "a list of {materials: [a, b], model, parameters...}");
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const YAML::Node n = ps[i];
+      const std::string mp = index_path("material_pairs", i);
+      L.check_unique_keys(n, mp, "a material pair {materials: [a, b], model, parameters...}");
+      const YAML::Node mn = L.require(n, "materials", mp, "the two material names [a, b]");
+      const std::string mk = child_path(mp, "materials");
+      if (!mn.IsSequence() || mn.size() != 2) L.fail_got(mn, mk, "two material names [a, b]");
+      const std::string a = material_ref(mn[0], index_path(mk, 0));
+      const std::string b = material_ref(mn[1], index_path(mk, 1));
+      Loader::ParamSet set;
+      set.model = L.model_name(L.require(n, "model", mp, "point, volumetric or cellular"), child_path(mp, "model"));
+      L.read_params(n, mp, set.model, {"materials", "model"}, set);
+      L.check_param_set(set, n, mp);
+      const auto key = std::minmax(a, b);
+      if (pair_params.count(key))
+        L.fail(mn, mk, "expected each material pair once; got " + a + "/" + b + " again");
+      pair_params[key] = set;
+      sc.material_pairs.push_back(MaterialPairSpec{a, b, set.model, set.params, L.locate(n, mp)});
+    }
+  }
+
+  // bodies: name -> body
+  const YAML::Node bs = L.require(root, "bodies", "", "a map of body names to body definitions");
+  const auto bodies = L.named_map(bs, "bodies", "a map of body names to body definitions", "body");
+  if (bodies.empty()) L.fail_got(bs, "bodies", "at least one body");
+  std::vector<std::string> body_names;
+  for (const auto& [name, key, val] : bodies) {
+    const std::string bp = child_path("bodies", name);
+    body_names.push_back(name);
+    L.check_map(val, bp,
+                {"mass", "inertia", "density", "center_of_mass", "position", "orientation", "velocity",
+                 "angular_velocity", "fixed", "force", "torque", "geometry", "material"},
+                "a body");
+    BodySpec b;
+    b.name = name;
+    b.where = L.locate(val, bp);
+    const auto get = [&](const char* k) { return Loader::find(val, k); };
+    const auto kp = [&](const char* k) { return child_path(bp, k); };
+    if (YAML::Node n = get("fixed"); n.IsDefined()) b.fixed = L.boolean(n, kp("fixed"));
+    if (YAML::Node n = get("mass"); n.IsDefined()) b.mass = L.positive(n, kp("mass"), "a mass in kg");
+    if (YAML::Node n = get("inertia"); n.IsDefined()) b.inertia = L.inertia(n, kp("inertia"));
+    if (YAML::Node n = get("density"); n.IsDefined()) b.density = L.positive(n, kp("density"), "a density in kg/m^3");
+    if (YAML::Node n = get("center_of_mass"); n.IsDefined()) {
+      b.center_of_mass = L.vec3(n, kp("center_of_mass"), "a body-frame point [x, y, z] in m");
+      b.center_of_mass_given = true;
+    }
+    if (YAML::Node n = get("position"); n.IsDefined()) b.pose.position = L.vec3(n, kp("position"), "a position in m");
+    if (YAML::Node n = get("orientation"); n.IsDefined()) b.pose.rotation = L.orientation(n, kp("orientation"));
+    if (YAML::Node n = get("velocity"); n.IsDefined()) b.velocity = L.vec3(n, kp("velocity"), "a velocity in m/s");
+    if (YAML::Node n = get("angular_velocity"); n.IsDefined())
+      b.angular_velocity = L.vec3(n, kp("angular_velocity"), "an angular velocity in rad/s");
+    if (YAML::Node n = get("force"); n.IsDefined()) b.external_force = L.vec3(n, kp("force"), "a force in N");
+    if (YAML::Node n = get("torque"); n.IsDefined()) b.external_torque = L.vec3(n, kp("torque"), "a torque in N m");
+    if (YAML::Node n = get("material"); n.IsDefined()) b.material = material_ref(n, kp("material"));
+    if (YAML::Node g = get("geometry"); g.IsDefined()) {
+      const std::string gp = kp("geometry");
+      if (g.IsSequence()) {  // a list of cells = their union
+        if (g.size() == 0) L.fail_got(g, gp, "at least one geometry node");
+        geo::CsgNode u;
+        u.op = geo::CsgNode::Op::Union;
+        u.where = L.locate(g, gp);
+        for (size_t i = 0; i < g.size(); ++i) u.children.push_back(L.csg(g[i], index_path(gp, i)));
+        b.geometry = std::move(u);
+      } else {
+        b.geometry = L.csg(g, gp);
+      }
+    }
+    // Mass properties: mass + inertia, or a density (own, or the material's) to integrate over the geometry.
+    if (b.density && (b.mass || b.inertia))
+      L.fail(get("density"), kp("density"), "expected either mass and inertia, or density; got both");
+    if (!b.fixed) {
+      if (b.mass && !b.inertia) L.fail(val, bp, "expected required key 'inertia' (in kg m^2) beside mass; it is missing");
+      if (b.inertia && !b.mass) L.fail(val, bp, "expected required key 'mass' (in kg) beside inertia; it is missing");
+      if (!b.mass && !b.density && !b.material.empty() && material_density[b.material])
+        b.density = material_density[b.material];
+      if (!b.mass && !b.density)
+        L.fail(val, bp,
+               "expected mass and inertia, or density (or a material with a density), for a body that is not "
+               "fixed; got none");
+      if (b.density && !b.geometry)
+        L.fail(val, bp, "expected a geometry to compute the mass properties from the density; it is missing");
+    }
+    sc.bodies.push_back(std::move(b));
+  }
+
+  // contacts: [{bodies: [i, j], model, <parameters>}]
+  if (YAML::Node cs = Loader::find(root, "contacts"); cs.IsDefined() && !cs.IsNull()) {
+    if (!cs.IsSequence()) L.fail_got(cs, "contacts", "a list of {bodies: [a, b], model, parameters...}");
+    std::set<std::pair<std::string, std::string>> seen;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      const YAML::Node n = cs[i];
+      const std::string cp = index_path("contacts", i);
+      L.check_unique_keys(n, cp, "a contact {bodies: [a, b], model, parameters...}");
+      const YAML::Node bn = L.require(n, "bodies", cp, "the two body names [a, b]");
+      const std::string bk = child_path(cp, "bodies");
+      if (!bn.IsSequence() || bn.size() != 2) L.fail_got(bn, bk, "two body names [a, b]");
+      std::string names[2];
+      for (size_t k = 0; k < 2; ++k) {
+        const std::string ip = index_path(bk, k);
+        names[k] = L.string(bn[k], ip, "a body name");
+        if (std::find(body_names.begin(), body_names.end(), names[k]) == body_names.end()) {
+          std::string msg = "expected a body defined under 'bodies' (" + join_list(body_names) + "); got '" +
+                            names[k] + "'";
+          const std::string hint = did_you_mean(names[k], body_names);
+          if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+          L.fail(bn[k], ip, msg);
+        }
+      }
+      if (names[0] == names[1]) L.fail(bn, bk, "expected two different bodies; got '" + names[0] + "' twice");
+      if (!seen.insert(std::minmax(names[0], names[1])).second)
+        L.fail(bn, bk, "expected each body pair in one contact only; got " + names[0] + "/" + names[1] + " again");
+      const auto body_of = [&](const std::string& nm) -> const BodySpec& {
+        return *std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == nm; });
+      };
+      // Defaults from the bodies' material pair, when both have materials and the pair is listed.
+      const Loader::ParamSet* inherited = nullptr;
+      const std::string& ma = body_of(names[0]).material;
+      const std::string& mb = body_of(names[1]).material;
+      if (!ma.empty() && !mb.empty()) {
+        auto it = pair_params.find(std::minmax(ma, mb));
+        if (it != pair_params.end()) inherited = &it->second;
+      }
+      Loader::ParamSet set;
+      if (YAML::Node mn = Loader::find(n, "model"); mn.IsDefined()) {
+        set.model = L.model_name(mn, child_path(cp, "model"));
+      } else if (inherited) {
+        set.model = inherited->model;
+      } else {
+        L.fail(n, cp,
+               "expected required key 'model' (point, volumetric or cellular) since no material pair gives one; "
+               "it is missing");
+      }
+      if (inherited && inherited->model == set.model) {
+        set.params = inherited->params;
+        set.where = inherited->where;
+      }
+      L.read_params(n, cp, set.model, {"bodies", "model"}, set);
+      L.check_param_set(set, n, cp);
+      sc.contacts.push_back(ContactSpec{names[0], names[1], set.model, set.params, L.locate(n, cp)});
+    }
+  }
+
+  return sc;
+}
+
+}  // namespace vcsim

@@ -1,0 +1,798 @@
+#include "geometry/column_integration.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "geometry/mesh.h"
+
+namespace vcsim::geo {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A primitive expressed for queries in the query frame Q: x_prim = A x_Q + b (A a rotation).
+struct Placed {
+  PrimitiveKind kind;
+  bool complement;
+  double r = 0, r2 = 0, half_length = 0, half_thickness = 0, major = 0;
+  Vec3 half_size = Vec3::Zero(), radii = Vec3::Zero();
+  Mat3 A;
+  Vec3 b;
+  const MeshLevelSet* mesh = nullptr;
+};
+
+// ---- signed distances (exact, or a conservative 1-Lipschitz bound for the ellipsoid) ----
+
+double sdf_local(const Placed& p, const Vec3& x) {
+  switch (p.kind) {
+    case PrimitiveKind::Sphere: return x.norm() - p.r;
+    case PrimitiveKind::Box: {
+      const Vec3 q = x.cwiseAbs() - p.half_size;
+      return q.cwiseMax(0.0).norm() + std::min(q.maxCoeff(), 0.0);
+    }
+    case PrimitiveKind::Cylinder: {
+      const double dx = std::hypot(x.x(), x.y()) - p.r, dz = std::abs(x.z()) - p.half_length;
+      return std::hypot(std::max(dx, 0.0), std::max(dz, 0.0)) + std::min(std::max(dx, dz), 0.0);
+    }
+    case PrimitiveKind::Cone: {
+      // Capped cone (frustum) of radii r (z = -h) and r2 (z = +h): exact distance (Quilez).
+      const double h = p.half_length, r1 = p.r, r2 = p.r2;
+      const double qx = std::hypot(x.x(), x.y()), qy = x.z();
+      const double k1x = r2, k1y = h, k2x = r2 - r1, k2y = 2 * h;
+      const double cax = qx - std::min(qx, qy < 0 ? r1 : r2), cay = std::abs(qy) - h;
+      const double t = std::clamp(((k1x - qx) * k2x + (k1y - qy) * k2y) / (k2x * k2x + k2y * k2y), 0.0, 1.0);
+      const double cbx = qx - k1x + k2x * t, cby = qy - k1y + k2y * t;
+      const double s = (cbx < 0 && cay < 0) ? -1.0 : 1.0;
+      return s * std::sqrt(std::min(cax * cax + cay * cay, cbx * cbx + cby * cby));
+    }
+    case PrimitiveKind::Capsule: {
+      const double z = std::clamp(x.z(), -p.half_length, p.half_length);
+      return Vec3(x.x(), x.y(), x.z() - z).norm() - p.r;
+    }
+    case PrimitiveKind::Ellipsoid: {
+      // (|x/r| - 1) min(r) never exceeds the true distance in magnitude: a valid bound.
+      const double k = x.cwiseQuotient(p.radii).norm();
+      return (k - 1) * p.radii.minCoeff();
+    }
+    case PrimitiveKind::Torus: return std::hypot(std::hypot(x.x(), x.y()) - p.major, x.z()) - p.r;
+    case PrimitiveKind::HalfSpace: return x.z();
+    case PrimitiveKind::Slab: return std::abs(x.z()) - p.half_thickness;
+    case PrimitiveKind::InfiniteCylinder: return std::hypot(x.x(), x.y()) - p.r;
+    case PrimitiveKind::Mesh: return mesh_distance(*p.mesh, x);
+  }
+  return kInf;
+}
+
+// ---- exact line intersections: the set {s : o + s w inside the primitive} ----
+
+struct Span {
+  double lo = kInf, hi = -kInf;  // empty when lo >= hi
+  int face_lo = 0, face_hi = 0;
+};
+
+// Intersects a span with the solution set of a s^2 + 2 beta s + gamma <= 0 (a >= 0).
+void clip_quadratic(double a, double beta, double gamma, int face, Span& s) {
+  if (a < 1e-14) {  // the line runs parallel to the curved surface's generators
+    if (gamma > 0) s.lo = kInf, s.hi = -kInf;
+    return;
+  }
+  const double disc = beta * beta - a * gamma;
+  if (disc < 0) {
+    // A miss, kept as an "inverted" chord (hi < lo) whose negative length grows continuously with
+    // the distance from tangency: the column gap used to look for contacts between samples.
+    const double mid = -beta / a, half = std::sqrt(-disc) / a;
+    if (mid + half > s.lo) s.lo = mid + half, s.face_lo = face;
+    if (mid - half < s.hi) s.hi = mid - half, s.face_hi = face;
+    return;
+  }
+  const double sq = std::sqrt(disc);
+  // Numerically stable roots.
+  const double q = -(beta + std::copysign(sq, beta));
+  double r1 = q / a, r2 = (q != 0) ? gamma / q : -beta / a;
+  if (r1 > r2) std::swap(r1, r2);
+  if (r1 > s.lo) s.lo = r1, s.face_lo = face;
+  if (r2 < s.hi) s.hi = r2, s.face_hi = face;
+}
+
+// Intersects a span with {s : lo <= o + s w <= hi} (one slab of a box, cylinder caps...).
+void clip_slab(double o, double w, double lo, double hi, int face, Span& s) {
+  if (std::abs(w) < 1e-15) {
+    if (o < lo || o > hi) s.lo = kInf, s.hi = -kInf;
+    return;
+  }
+  double t1 = (lo - o) / w, t2 = (hi - o) / w;
+  if (t1 > t2) std::swap(t1, t2);
+  if (t1 > s.lo) s.lo = t1, s.face_lo = face;
+  if (t2 < s.hi) s.hi = t2, s.face_hi = face;
+}
+
+Span line_span(const Placed& p, const Vec3& o, const Vec3& w) {
+  Span s;
+  s.lo = -kInf, s.hi = kInf;
+  switch (p.kind) {
+    case PrimitiveKind::Sphere: clip_quadratic(1.0, o.dot(w), o.squaredNorm() - p.r * p.r, 0, s); break;
+    case PrimitiveKind::Ellipsoid: {
+      const Vec3 os = o.cwiseQuotient(p.radii), ws = w.cwiseQuotient(p.radii);
+      clip_quadratic(ws.squaredNorm(), os.dot(ws), os.squaredNorm() - 1, 0, s);
+      break;
+    }
+    case PrimitiveKind::Box:
+      for (int k = 0; k < 3; ++k) clip_slab(o[k], w[k], -p.half_size[k], p.half_size[k], k, s);
+      break;
+    case PrimitiveKind::Cylinder:
+      clip_quadratic(w.x() * w.x() + w.y() * w.y(), o.x() * w.x() + o.y() * w.y(),
+                     o.x() * o.x() + o.y() * o.y() - p.r * p.r, 0, s);
+      clip_slab(o.z(), w.z(), -p.half_length, p.half_length, 1, s);
+      break;
+    case PrimitiveKind::InfiniteCylinder:
+      clip_quadratic(w.x() * w.x() + w.y() * w.y(), o.x() * w.x() + o.y() * w.y(),
+                     o.x() * o.x() + o.y() * o.y() - p.r * p.r, 0, s);
+      break;
+    case PrimitiveKind::HalfSpace: clip_slab(o.z(), w.z(), -kInf, 0.0, 0, s); break;
+    case PrimitiveKind::Slab: clip_slab(o.z(), w.z(), -p.half_thickness, p.half_thickness, 0, s); break;
+    case PrimitiveKind::Capsule: {
+      // Convex: the chord is the hull of the chords of its cylinder and its two end spheres.
+      Span body = s;
+      clip_quadratic(w.x() * w.x() + w.y() * w.y(), o.x() * w.x() + o.y() * w.y(),
+                     o.x() * o.x() + o.y() * o.y() - p.r * p.r, 0, body);
+      clip_slab(o.z(), w.z(), -p.half_length, p.half_length, 1, body);
+      Span out;
+      auto merge = [&out](const Span& c) {
+        if (c.lo >= c.hi) return;
+        if (c.lo < out.lo) out.lo = c.lo, out.face_lo = c.face_lo;
+        if (c.hi > out.hi) out.hi = c.hi, out.face_hi = c.face_hi;
+      };
+      merge(body);
+      for (int end = 0; end < 2; ++end) {
+        Span cap = s;
+        const Vec3 oc = o - Vec3(0, 0, end ? p.half_length : -p.half_length);
+        clip_quadratic(1.0, oc.dot(w), oc.squaredNorm() - p.r * p.r, 2 + end, cap);
+        merge(cap);
+      }
+      return out;
+    }
+    case PrimitiveKind::Cone: {
+      // Frustum: rho <= c + k z on |z| <= h. Convex, so the chord is one interval: solve the
+      // quadratic inequality, keep the root interval that lies within the slab.
+      const double h = p.half_length, k = (p.r2 - p.r) / (2 * h), c = 0.5 * (p.r + p.r2);
+      clip_slab(o.z(), w.z(), -h, h, 1, s);
+      if (s.lo >= s.hi) return s;
+      const double rc = c + k * o.z(), kw = k * w.z();
+      const double a = w.x() * w.x() + w.y() * w.y() - kw * kw;
+      const double beta = o.x() * w.x() + o.y() * w.y() - rc * kw;
+      const double gamma = o.x() * o.x() + o.y() * o.y() - rc * rc;
+      auto inside = [&](double t) {
+        const Vec3 x = o + t * w;
+        return x.x() * x.x() + x.y() * x.y() <= std::pow(c + k * x.z(), 2);
+      };
+      if (std::abs(a) < 1e-14) {
+        // Linear: 2 beta t + gamma <= 0.
+        if (std::abs(beta) < 1e-300) {
+          if (gamma > 0) s.lo = kInf, s.hi = -kInf;
+        } else if (beta > 0) {
+          const double t = -gamma / (2 * beta);
+          if (t < s.hi) s.hi = t, s.face_hi = 0;
+        } else {
+          const double t = -gamma / (2 * beta);
+          if (t > s.lo) s.lo = t, s.face_lo = 0;
+        }
+        return s;
+      }
+      const double disc = beta * beta - a * gamma;
+      if (a > 0) {
+        clip_quadratic(a, beta, gamma, 0, s);
+        return s;
+      }
+      // a < 0: the solution set is two rays, one per nappe; only one nappe meets the slab.
+      if (disc < 0) return s;  // every point of the line satisfies the inequality (inside both nappes' span)
+      const double sq = std::sqrt(disc);
+      double t1 = (-beta + sq) / a, t2 = (-beta - sq) / a;
+      if (t1 > t2) std::swap(t1, t2);
+      // Rays (-inf, t1] and [t2, inf): keep the one whose part inside the slab is inside the cone.
+      const double mid_low = std::min(t1, s.hi), mid_high = std::max(t2, s.lo);
+      if (s.lo <= t1 && inside(0.5 * (s.lo + std::min(t1, s.hi)))) {
+        if (mid_low < s.hi) s.hi = mid_low, s.face_hi = 0;
+      } else if (t2 <= s.hi && inside(0.5 * (std::max(t2, s.lo) + s.hi))) {
+        if (mid_high > s.lo) s.lo = mid_high, s.face_lo = 0;
+      } else {
+        s.lo = kInf, s.hi = -kInf;
+      }
+      return s;
+    }
+    case PrimitiveKind::Torus:
+    case PrimitiveKind::Mesh: break;
+  }
+  return s;
+}
+
+
+// Axis-aligned bounds of a primitive in Q (infinite where the primitive is unbounded).
+void primitive_bounds(const Placed& p, Vec3& lo, Vec3& hi) {
+  lo = Vec3::Constant(-kInf);
+  hi = Vec3::Constant(kInf);
+  Vec3 e;
+  switch (p.kind) {
+    case PrimitiveKind::Sphere: e = Vec3::Constant(p.r); break;
+    case PrimitiveKind::Box: e = p.half_size; break;
+    case PrimitiveKind::Cylinder: e = Vec3(p.r, p.r, p.half_length); break;
+    case PrimitiveKind::Cone: {
+      const double r = std::max(p.r, p.r2);
+      e = Vec3(r, r, p.half_length);
+      break;
+    }
+    case PrimitiveKind::Capsule: e = Vec3(p.r, p.r, p.half_length + p.r); break;
+    case PrimitiveKind::Ellipsoid: e = p.radii; break;
+    case PrimitiveKind::Torus: e = Vec3(p.major + p.r, p.major + p.r, p.r); break;
+    case PrimitiveKind::Mesh: {
+      // The mesh bounds are not centred on the primitive origin: bound their corners.
+      const Mat3 At = p.A.transpose();
+      lo = Vec3::Constant(kInf), hi = Vec3::Constant(-kInf);
+      for (int c = 0; c < 8; ++c) {
+        const Vec3 x((c & 1) ? p.mesh->hi.x() : p.mesh->lo.x(), (c & 2) ? p.mesh->hi.y() : p.mesh->lo.y(),
+                     (c & 4) ? p.mesh->hi.z() : p.mesh->lo.z());
+        const Vec3 q = At * (x - p.b);
+        lo = lo.cwiseMin(q), hi = hi.cwiseMax(q);
+      }
+      return;
+    }
+    default: return;  // half-space, slab, infinite cylinder: unbounded
+  }
+  // x_Q = A^T (x_p - b): the box |x_p| <= e maps to centre -A^T b, half-extents |A^T| e.
+  const Mat3 At = p.A.transpose();
+  const Vec3 centre = -At * p.b;
+  const Vec3 half = At.cwiseAbs() * e;
+  lo = centre - half;
+  hi = centre + half;
+}
+
+
+// ---- column sets ----
+
+constexpr int kMaxIntervals = 16;  // more intervals along one column are dropped (documented)
+struct IntervalList {
+  int n = 0;
+  std::array<std::array<double, 2>, kMaxIntervals> v;
+  void push(double lo, double hi) {
+    if (lo < hi && n < kMaxIntervals) v[n++] = {lo, hi};
+  }
+};
+
+IntervalList intersect(const IntervalList& a, const IntervalList& b) {
+  IntervalList out;
+  for (int i = 0; i < a.n; ++i)
+    for (int j = 0; j < b.n; ++j) out.push(std::max(a.v[i][0], b.v[j][0]), std::min(a.v[i][1], b.v[j][1]));
+  return out;
+}
+
+IntervalList subtract(const IntervalList& a, const IntervalList& b) {
+  IntervalList cur = a;
+  for (int j = 0; j < b.n; ++j) {
+    IntervalList out;
+    for (int i = 0; i < cur.n; ++i) {
+      out.push(cur.v[i][0], std::min(cur.v[i][1], b.v[j][0]));
+      out.push(std::max(cur.v[i][0], b.v[j][1]), cur.v[i][1]);
+    }
+    cur = out;
+  }
+  return cur;
+}
+
+// Intervals of a non-quadric primitive (torus, mesh) along x = o + s w on [s0, s1], by sphere
+// tracing on its 1-Lipschitz distance (never steps over the surface) and bisection of each sign
+// change. A crossing thinner than the minimum step (a grazing touch) can be missed.
+IntervalList traced_intervals(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1) {
+  IntervalList out;
+  const double min_step = p.kind == PrimitiveKind::Mesh ? 0.25 * p.mesh->voxel : 1e-3 * p.r;
+  auto f = [&](double s) { return sdf_local(p, o + s * w); };
+  double s = s0, fs = f(s0);
+  double open = fs < 0 ? s0 : kInf;
+  while (s < s1) {
+    const double next = std::min(s1, s + std::max(std::abs(fs), min_step));
+    const double fn = f(next);
+    if ((fs < 0) != (fn < 0)) {
+      double a = s, b = next;  // f(a) and f(b) have opposite signs
+      const bool a_in = fs < 0;
+      for (int it = 0; it < 40; ++it) {
+        const double m = 0.5 * (a + b);
+        if ((f(m) < 0) == a_in) a = m; else b = m;
+      }
+      const double cross = 0.5 * (a + b);
+      if (a_in) out.push(open, cross), open = kInf;
+      else open = cross;
+    }
+    s = next, fs = fn;
+  }
+  if (open < kInf) out.push(open, s1);
+  return out;
+}
+
+struct Pair {
+  std::vector<Placed> prims;
+  size_t n_i = 0;      // prims[0, n_i) belong to cell i
+  bool convex = true;  // no complement, no torus, no mesh: one interval per column, signed gap defined
+  double s0 = 0, s1 = 0;
+};
+
+// What a column contributes: its set's total length G, and mean s and s² over the set
+// (m = ∫s/G, q = ∫s²/G). For convex pairs an empty column keeps the signed gap G < 0, which is
+// continuous across the rim (quadrics: the "inverted chord"), to locate the rim by false position.
+struct ColumnValue {
+  bool in = false;
+  int sig = 0;  // which primitive faces bound the column (convex pairs): G is smooth where sig is constant
+  double G = 0, m = 0, q = 0;
+  double lo = 0, hi = 0;  // hull of the set
+};
+
+IntervalList cell_set(const Pair& pr, size_t begin, size_t end, double u, double v) {
+  IntervalList set;
+  set.push(pr.s0, pr.s1);
+  for (size_t k = begin; k < end; ++k) {
+    const Placed& p = pr.prims[k];
+    const Vec3 o = p.A.col(0) * u + p.A.col(1) * v + p.b;
+    const Vec3 w = p.A.col(2);
+    IntervalList one;
+    if (p.kind == PrimitiveKind::Torus || p.kind == PrimitiveKind::Mesh) {
+      one = traced_intervals(p, o, w, pr.s0, pr.s1);
+    } else {
+      const Span sp = line_span(p, o, w);
+      one.push(std::max(sp.lo, pr.s0 - 1.0), std::min(sp.hi, pr.s1 + 1.0));
+    }
+    set = p.complement ? subtract(set, one) : intersect(set, one);
+    if (set.n == 0) break;
+  }
+  return set;
+}
+
+ColumnValue eval_column(const Pair& pr, double u, double v) {
+  ColumnValue c;
+  if (pr.convex) {
+    double lo = -kInf, hi = kInf;
+    int sig_lo = 0, sig_hi = 0;
+    for (size_t k = 0; k < pr.prims.size(); ++k) {
+      const Placed& p = pr.prims[k];
+      const Span sp = line_span(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2));
+      if (sp.lo > lo) lo = sp.lo, sig_lo = static_cast<int>(k) * 8 + sp.face_lo;
+      if (sp.hi < hi) hi = sp.hi, sig_hi = static_cast<int>(k) * 8 + sp.face_hi;
+    }
+    c.sig = sig_lo * 4096 + sig_hi;
+    c.G = hi - lo;
+    if (!std::isfinite(c.G)) {  // a parallel miss of a flat face: no usable signed gap
+      c.G = -kInf;
+      return c;
+    }
+    c.in = c.G > 0;
+    c.lo = lo, c.hi = hi;
+    c.m = 0.5 * (lo + hi);
+    c.q = c.m * c.m + c.G * c.G / 12.0;
+    return c;
+  }
+  const IntervalList set = intersect(cell_set(pr, 0, pr.n_i, u, v), cell_set(pr, pr.n_i, pr.prims.size(), u, v));
+  double i0 = 0, i1 = 0, i2 = 0;
+  for (int k = 0; k < set.n; ++k) {
+    const double a = set.v[k][0], b = set.v[k][1];
+    i0 += b - a;
+    i1 += 0.5 * (b - a) * (b + a);
+    i2 += (b - a) * (b * b + a * b + a * a) / 3.0;
+  }
+  if (i0 > 0) {
+    c.in = true;
+    c.G = i0, c.m = i1 / i0, c.q = i2 / i0;
+    c.lo = set.v[0][0], c.hi = set.v[set.n - 1][1];
+  }
+  return c;
+}
+
+struct FieldVertex {
+  double u, v;
+  ColumnValue c;
+};
+
+// The rim crossing on the segment from a (column non-empty) to b (empty): false position with the
+// Illinois modification on the signed gap when it is available, bisection otherwise. Returns the
+// innermost bracketing point, with the column seen from inside (for a vertical wall G stays finite).
+FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns) {
+  double t_in = 0, t_out = 1, f_in = a.c.G, f_out = b.c.G;
+  bool false_position = pr.convex && std::isfinite(f_out);
+  FieldVertex best = a;
+  int side = 0;
+  for (int it = 0; it < 64 && t_out - t_in > 1e-8; ++it) {
+    double t = false_position ? t_in + (t_out - t_in) * f_in / (f_in - f_out) : 0.5 * (t_in + t_out);
+    if (!(t > t_in && t < t_out)) t = 0.5 * (t_in + t_out);
+    FieldVertex x{a.u + t * (b.u - a.u), a.v + t * (b.v - a.v), {}};
+    x.c = eval_column(pr, x.u, x.v);
+    ++columns;
+    if (x.c.in) {
+      t_in = t, f_in = x.c.G, best = x;
+      if (side == 1) f_out *= 0.5;
+      side = 1;
+      if (pr.convex && x.c.G <= 1e-10 * a.c.G) break;  // on the rim to within rounding
+    } else {
+      t_out = t, f_out = x.c.G;
+      if (!std::isfinite(f_out)) false_position = false;
+      if (side == -1) f_in *= 0.5;
+      side = -1;
+    }
+  }
+  return best;
+}
+
+// Degree-3 exact rule on a triangle (barycentric points and weights summing to 1).
+constexpr double kQw[4] = {-27.0 / 48.0, 25.0 / 48.0, 25.0 / 48.0, 25.0 / 48.0};
+constexpr double kQb[4][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.6, 0.2, 0.2}, {0.2, 0.6, 0.2}, {0.2, 0.2, 0.6}};
+
+struct Accum {
+  double g = 0, gu = 0, gv = 0, gm = 0, guu = 0, gvv = 0, guv = 0, gum = 0, gvm = 0, gq = 0, area = 0;
+  double max_chord = 0;
+};
+
+// ∫ over a triangle of G·{1, u, v, m, u², v², uv, um, vm, q} with G, m, q interpolated linearly.
+void integrate_triangle(const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, Accum& acc) {
+  const double area = 0.5 * std::abs((b.u - a.u) * (c.v - a.v) - (c.u - a.u) * (b.v - a.v));
+  if (area == 0) return;
+  acc.area += area;
+  for (int k = 0; k < 4; ++k) {
+    const double l0 = kQb[k][0], l1 = kQb[k][1], l2 = kQb[k][2];
+    const double u = l0 * a.u + l1 * b.u + l2 * c.u, v = l0 * a.v + l1 * b.v + l2 * c.v;
+    const double G = l0 * a.c.G + l1 * b.c.G + l2 * c.c.G;
+    const double m = l0 * a.c.m + l1 * b.c.m + l2 * c.c.m;
+    const double q = l0 * a.c.q + l1 * b.c.q + l2 * c.c.q;
+    const double w = kQw[k] * area * G;
+    acc.g += w, acc.gu += w * u, acc.gv += w * v, acc.gm += w * m;
+    acc.guu += w * u * u, acc.gvv += w * v * v, acc.guv += w * u * v;
+    acc.gum += w * u * m, acc.gvm += w * v * m, acc.gq += w * q;
+  }
+}
+
+int column_class(const ColumnValue& c) { return c.in ? c.sig : -1; }
+
+// Where the faces bounding the column change between a and b (both non-empty): bisection.
+FieldVertex find_kink(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns) {
+  const int ka = column_class(a.c);
+  double t_a = 0, t_b = 1;
+  FieldVertex best = a;
+  for (int it = 0; it < 30; ++it) {
+    const double t = 0.5 * (t_a + t_b);
+    FieldVertex x{a.u + t * (b.u - a.u), a.v + t * (b.v - a.v), {}};
+    x.c = eval_column(pr, x.u, x.v);
+    ++columns;
+    if (column_class(x.c) == ka) t_a = t, best = x; else t_b = t;
+  }
+  return best;
+}
+
+// The boundary point between x and y seen from x's side (x must be non-empty).
+FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y, long& columns) {
+  return y.c.in ? find_kink(pr, x, y, columns) : find_cut(pr, x, y, columns);
+}
+
+void integrate_quad(const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, const FieldVertex& d, Accum& acc) {
+  integrate_triangle(a, b, c, acc);
+  integrate_triangle(a, c, d, acc);
+}
+
+// Integrates a lattice triangle. The column quantities are linear only where the same faces bound
+// the columns, so the triangle is split along the rim (non-empty vs empty) and along kinks (the
+// bounding face changes, e.g. under a box edge), both located on the edges by root finding. Where
+// three classes meet, the triangle is subdivided a few times, then clipped by the rim only.
+void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, int depth,
+                   Accum& acc, long& columns) {
+  const int ka = column_class(a.c), kb = column_class(b.c), kc = column_class(c.c);
+  if (ka < 0 && kb < 0 && kc < 0) return;
+  if (ka == kb && kb == kc) {
+    integrate_triangle(a, b, c, acc);
+    return;
+  }
+  if (ka != kb && kb != kc && ka != kc) {
+    if (depth < 6) {
+      auto mid = [&](const FieldVertex& x, const FieldVertex& y) {
+        FieldVertex m{0.5 * (x.u + y.u), 0.5 * (x.v + y.v), {}};
+        m.c = eval_column(pr, m.u, m.v);
+        ++columns;
+        return m;
+      };
+      const FieldVertex ab = mid(a, b), bc = mid(b, c), ca = mid(c, a);
+      integrate_tri(pr, a, ab, ca, depth + 1, acc, columns);
+      integrate_tri(pr, ab, b, bc, depth + 1, acc, columns);
+      integrate_tri(pr, ca, bc, c, depth + 1, acc, columns);
+      integrate_tri(pr, ab, bc, ca, depth + 1, acc, columns);
+      return;
+    }
+    // Tiny triangle at a junction: clip by the rim only.
+    const FieldVertex* p[3] = {&a, &b, &c};
+    FieldVertex poly[6];
+    int n = 0;
+    for (int e = 0; e < 3; ++e) {
+      const FieldVertex& x = *p[e];
+      const FieldVertex& y = *p[(e + 1) % 3];
+      if (x.c.in) poly[n++] = x;
+      if (x.c.in != y.c.in) poly[n++] = x.c.in ? find_cut(pr, x, y, columns) : find_cut(pr, y, x, columns);
+    }
+    for (int k = 1; k + 1 < n; ++k) integrate_triangle(poly[0], poly[k], poly[k + 1], acc);
+    return;
+  }
+  // Two classes: a lone vertex L and a pair (P1, P2).
+  const FieldVertex *L, *P1, *P2;
+  if (ka == kb) L = &c, P1 = &a, P2 = &b;
+  else if (kb == kc) L = &a, P1 = &b, P2 = &c;
+  else L = &b, P1 = &c, P2 = &a;
+  if (L->c.in) {
+    const FieldVertex p = boundary(pr, *L, *P1, columns), q = boundary(pr, *L, *P2, columns);
+    integrate_triangle(*L, p, q, acc);
+  }
+  if (P1->c.in) {
+    const FieldVertex p = boundary(pr, *P1, *L, columns), q = boundary(pr, *P2, *L, columns);
+    integrate_quad(*P1, *P2, q, p, acc);
+  }
+}
+
+Placed place(const CellPrimitive& cp, const Pose& body_pose, const Pose& frame) {
+  const Primitive& pr = cp.primitive;
+  Placed p;
+  p.kind = pr.kind;
+  p.complement = cp.complement;
+  p.r = pr.radius;
+  p.r2 = pr.radius_top;
+  p.half_length = 0.5 * pr.length;
+  p.half_thickness = 0.5 * pr.thickness;
+  p.half_size = 0.5 * pr.size;
+  p.radii = pr.radii;
+  p.mesh = cp.mesh.get();
+  if (pr.kind == PrimitiveKind::Torus) p.major = pr.major_radius, p.r = pr.minor_radius;
+  // x_Q -> world -> body -> primitive.
+  const Pose prim_in_world = body_pose.compose(pr.pose);
+  const Mat3 Rq = frame.rotation.toRotationMatrix();
+  const Mat3 Rp = prim_in_world.rotation.toRotationMatrix();
+  p.A = Rp.transpose() * Rq;
+  p.b = Rp.transpose() * (frame.position - prim_in_world.position);
+  return p;
+}
+
+void placed_cell_bounds(const std::vector<Placed>& prims, size_t begin, size_t end, Vec3& lo, Vec3& hi) {
+  lo = Vec3::Constant(-kInf);
+  hi = Vec3::Constant(kInf);
+  for (size_t k = begin; k < end; ++k) {
+    if (prims[k].complement) continue;
+    Vec3 l, h;
+    primitive_bounds(prims[k], l, h);
+    lo = lo.cwiseMax(l);
+    hi = hi.cwiseMin(h);
+  }
+}
+
+double cell_sdf(const std::vector<Placed>& prims, size_t begin, size_t end, const Vec3& xq) {
+  double phi = -kInf;
+  for (size_t k = begin; k < end; ++k) {
+    const Placed& p = prims[k];
+    const double d = sdf_local(p, p.A * xq + p.b);
+    phi = std::max(phi, p.complement ? -d : d);
+  }
+  return phi;
+}
+
+Pair make_pair(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j, const Pose& pose_j,
+               const Pose& frame) {
+  Pair pr;
+  for (const auto& p : cell_i) pr.prims.push_back(place(p, pose_i, frame));
+  pr.n_i = pr.prims.size();
+  for (const auto& p : cell_j) pr.prims.push_back(place(p, pose_j, frame));
+  for (const Placed& p : pr.prims)
+    if (p.complement || p.kind == PrimitiveKind::Torus || p.kind == PrimitiveKind::Mesh) pr.convex = false;
+  return pr;
+}
+
+// The lattice of one query: corner values over the bounding rectangle of the candidate footprints.
+struct Lattice {
+  long i0 = 0, j0 = 0;  // index of the lower-left corner
+  long nx = 0, ny = 0;  // squares
+  double s = 0;
+  std::vector<char> square;  // candidate squares (nx * ny)
+  std::vector<char> needed;  // corners to evaluate ((nx + 1) * (ny + 1))
+  std::vector<FieldVertex> corner;
+  long candidates = 0;
+  bool bounded = true;
+};
+
+// Octree culling on phi = max(phi_i, phi_j) down to footprints of 2^k lattice squares.
+Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
+  Lattice lat;
+  lat.s = s;
+  pr.s0 = lo.z(), pr.s1 = hi.z();
+  const double ext = std::max(lo.cwiseAbs().maxCoeff(), hi.cwiseAbs().maxCoeff());
+  const int L = std::max(1, static_cast<int>(std::ceil(std::log2(std::max(2 * ext / s, 2.0)))));
+  const int kfoot = std::min(L - 1, 3);
+  const double F = s * std::ldexp(1.0, kfoot);
+  struct Node {
+    Vec3 c;
+  };
+  std::vector<Node> nodes{{Vec3::Zero()}}, next;
+  double half = 0.5 * s * std::ldexp(1.0, L);
+  auto phi = [&](const Vec3& x) {
+    return std::max(cell_sdf(pr.prims, 0, pr.n_i, x), cell_sdf(pr.prims, pr.n_i, pr.prims.size(), x));
+  };
+  for (;;) {
+    next.clear();
+    const double halfdiag = half * std::sqrt(3.0);
+    for (const Node& n : nodes) {
+      if ((n.c.array() + half < lo.array()).any() || (n.c.array() - half > hi.array()).any()) continue;
+      if (phi(n.c) >= halfdiag) continue;
+      next.push_back(n);
+    }
+    nodes.swap(next);
+    if (nodes.empty() || 2 * half <= F * 1.000001) break;
+    next.clear();
+    const double q = 0.5 * half;
+    for (const Node& n : nodes)
+      for (int k = 0; k < 8; ++k) next.push_back({n.c + Vec3((k & 1) ? q : -q, (k & 2) ? q : -q, (k & 4) ? q : -q)});
+    nodes.swap(next);
+    half = q;
+  }
+  if (nodes.empty()) return lat;
+  const long per = 1L << kfoot;
+  std::vector<std::pair<long, long>> feet;
+  for (const Node& n : nodes)
+    feet.emplace_back(std::lround(n.c.x() / F - 0.5), std::lround(n.c.y() / F - 0.5));
+  std::sort(feet.begin(), feet.end());
+  feet.erase(std::unique(feet.begin(), feet.end()), feet.end());
+  long fi0 = feet[0].first, fi1 = fi0, fj0 = feet[0].second, fj1 = fj0;
+  for (const auto& f : feet)
+    fi0 = std::min(fi0, f.first), fi1 = std::max(fi1, f.first), fj0 = std::min(fj0, f.second),
+    fj1 = std::max(fj1, f.second);
+  lat.i0 = fi0 * per, lat.j0 = fj0 * per;
+  lat.nx = (fi1 - fi0 + 1) * per, lat.ny = (fj1 - fj0 + 1) * per;
+  lat.square.assign(lat.nx * lat.ny, 0);
+  lat.needed.assign((lat.nx + 1) * (lat.ny + 1), 0);
+  for (const auto& f : feet)
+    for (long dj = 0; dj < per; ++dj)
+      for (long di = 0; di < per; ++di) {
+        const long i = (f.first - fi0) * per + di, j = (f.second - fj0) * per + dj;
+        lat.square[j * lat.nx + i] = 1;
+        for (int c = 0; c < 4; ++c) lat.needed[(j + (c >> 1)) * (lat.nx + 1) + i + (c & 1)] = 1;
+      }
+  lat.candidates = static_cast<long>(feet.size()) * per * per;
+  lat.corner.resize((lat.nx + 1) * (lat.ny + 1));
+  return lat;
+}
+
+template <class Body>
+void for_rows(long rows, long work, const Body& body) {
+  // Results never depend on the partitioning (each row writes its own slot): parallel only when
+  // there is enough work to pay for the task overhead.
+  if (work < 4000) {
+    for (long r = 0; r < rows; ++r) body(r);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<long>(0, rows, 1), [&](const tbb::blocked_range<long>& rg) {
+    for (long r = rg.begin(); r != rg.end(); ++r) body(r);
+  });
+}
+
+void evaluate_corners(const Pair& pr, Lattice& lat, std::vector<long>& row_columns) {
+  const long W = lat.nx + 1;
+  row_columns.assign(lat.ny + 1, 0);
+  for_rows(lat.ny + 1, (lat.ny + 1) * W, [&](long j) {
+    for (long i = 0; i < W; ++i) {
+      if (!lat.needed[j * W + i]) continue;
+      FieldVertex& fv = lat.corner[j * W + i];
+      fv.u = (lat.i0 + i) * lat.s, fv.v = (lat.j0 + j) * lat.s;
+      fv.c = eval_column(pr, fv.u, fv.v);
+      ++row_columns[j];
+    }
+  });
+}
+
+}  // namespace
+
+void centroid_and_inertia(const RawMoments& m, Vec3& centroid, Mat3& inertia) {
+  centroid = m.m1 / m.m0;
+  const Mat3 C = m.m2 - m.m0 * centroid * centroid.transpose();  // second moments about the centroid
+  inertia = C.trace() * Mat3::Identity() - C;                     // J = ∫(|r|² I − r rᵀ) dV
+}
+
+double cell_distance(const CellPrimitives& cell, const Pose& body_pose, const Vec3& x_world) {
+  double phi = -kInf;
+  for (const auto& cp : cell) {
+    const Placed p = place(cp, body_pose, Pose{});
+    const double d = sdf_local(p, p.A * x_world + p.b);
+    phi = std::max(phi, cp.complement ? -d : d);
+  }
+  return phi;
+}
+
+void cell_bounds_in_frame(const CellPrimitives& cell, const Pose& body_pose, const Pose& frame, Vec3& lo, Vec3& hi) {
+  std::vector<Placed> prims;
+  for (const auto& cp : cell) prims.push_back(place(cp, body_pose, frame));
+  placed_cell_bounds(prims, 0, prims.size(), lo, hi);
+}
+
+ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
+                            const Pose& pose_j, const Pose& frame, double s, const double* clip) {
+  ColumnResult result;
+  Pair pr = make_pair(cell_i, pose_i, cell_j, pose_j, frame);
+  Vec3 lo_i, hi_i, lo_j, hi_j;
+  placed_cell_bounds(pr.prims, 0, pr.n_i, lo_i, hi_i);
+  placed_cell_bounds(pr.prims, pr.n_i, pr.prims.size(), lo_j, hi_j);
+  Vec3 lo = lo_i.cwiseMax(lo_j), hi = hi_i.cwiseMin(hi_j);
+  if (clip) {
+    lo.x() = std::max(lo.x(), clip[0]), hi.x() = std::min(hi.x(), clip[1]);
+    lo.y() = std::max(lo.y(), clip[2]), hi.y() = std::min(hi.y(), clip[3]);
+  }
+  if ((lo.array() >= hi.array()).any()) return result;
+  if (!lo.allFinite() || !hi.allFinite()) {
+    result.bounded = false;
+    return result;
+  }
+  Lattice lat = build_lattice(pr, lo, hi, s);
+  result.candidates = lat.candidates;
+  if (lat.candidates == 0) return result;
+  std::vector<long> row_columns;
+  evaluate_corners(pr, lat, row_columns);
+  const long W = lat.nx + 1;
+  auto at = [&](long i, long j) -> const FieldVertex& { return lat.corner[j * W + i]; };
+
+  double ub[4] = {kInf, -kInf, kInf, -kInf};
+  for (size_t k = 0; k < lat.corner.size(); ++k)
+    if (lat.needed[k] && lat.corner[k].c.in) {
+      const FieldVertex& fv = lat.corner[k];
+      ub[0] = std::min(ub[0], fv.u), ub[1] = std::max(ub[1], fv.u);
+      ub[2] = std::min(ub[2], fv.v), ub[3] = std::max(ub[3], fv.v);
+    }
+  result.u_min = ub[0], result.u_max = ub[1], result.v_min = ub[2], result.v_max = ub[3];
+  std::vector<Accum> rows(lat.ny);
+  std::vector<long> diag_columns(lat.ny, 0);
+  for_rows(lat.ny, lat.ny * lat.nx, [&](long j) {
+    Accum& acc = rows[j];
+    for (long i = 0; i < lat.nx; ++i) {
+      if (!lat.square[j * lat.nx + i]) continue;
+      const FieldVertex &p00 = at(i, j), &p10 = at(i + 1, j), &p11 = at(i + 1, j + 1), &p01 = at(i, j + 1);
+      if (!(p00.c.in || p10.c.in || p11.c.in || p01.c.in)) continue;
+      for (const FieldVertex* fv : {&p00, &p10, &p11, &p01})
+        if (fv->c.in) acc.max_chord = std::max(acc.max_chord, fv->c.G);
+      integrate_tri(pr, p00, p10, p11, 0, acc, diag_columns[j]);
+      integrate_tri(pr, p00, p11, p01, 0, acc, diag_columns[j]);
+    }
+  });
+  // Ordered reduction: bitwise identical for any number of threads.
+  Accum tot;
+  for (long j = 0; j < lat.ny; ++j) {
+    const Accum& a = rows[j];
+    tot.g += a.g, tot.gu += a.gu, tot.gv += a.gv, tot.gm += a.gm, tot.guu += a.guu, tot.gvv += a.gvv;
+    tot.guv += a.guv, tot.gum += a.gum, tot.gvm += a.gvm, tot.gq += a.gq, tot.area += a.area;
+    tot.max_chord = std::max(tot.max_chord, a.max_chord);
+    result.columns += diag_columns[j];
+  }
+  for (long j = 0; j <= lat.ny; ++j) result.columns += row_columns[j];
+  RawMoments& m = result.moments;
+  m.m0 = tot.g;
+  m.m1 = Vec3(tot.gu, tot.gv, tot.gm);
+  m.m2 << tot.guu, tot.guv, tot.gum, tot.guv, tot.gvv, tot.gvm, tot.gum, tot.gvm, tot.gq;
+  result.area = tot.area;
+  result.max_chord = tot.max_chord;
+  return result;
+}
+
+std::vector<ColumnSample> column_samples(const CellPrimitives& cell_i, const Pose& pose_i,
+                                         const CellPrimitives& cell_j, const Pose& pose_j, const Pose& frame,
+                                         double s) {
+  std::vector<ColumnSample> out;
+  Pair pr = make_pair(cell_i, pose_i, cell_j, pose_j, frame);
+  Vec3 lo_i, hi_i, lo_j, hi_j;
+  placed_cell_bounds(pr.prims, 0, pr.n_i, lo_i, hi_i);
+  placed_cell_bounds(pr.prims, pr.n_i, pr.prims.size(), lo_j, hi_j);
+  const Vec3 lo = lo_i.cwiseMax(lo_j), hi = hi_i.cwiseMin(hi_j);
+  if ((lo.array() >= hi.array()).any() || !lo.allFinite() || !hi.allFinite()) return out;
+  Lattice lat = build_lattice(pr, lo, hi, s);
+  if (lat.candidates == 0) return out;
+  std::vector<long> row_columns;
+  evaluate_corners(pr, lat, row_columns);
+  for (size_t k = 0; k < lat.corner.size(); ++k)
+    if (lat.needed[k] && lat.corner[k].c.in)
+      out.push_back({lat.corner[k].u, lat.corner[k].v, lat.corner[k].c.lo, lat.corner[k].c.hi, lat.corner[k].c.G});
+  return out;
+}
+
+}  // namespace vcsim::geo

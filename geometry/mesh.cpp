@@ -1,0 +1,213 @@
+#include "geometry/mesh.h"
+
+#include <openvdb/tools/Interpolation.h>
+#include <openvdb/tools/MeshToVolume.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "geometry/geometry_error.h"
+
+namespace vcsim::geo {
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+// Welds STL corners that are bitwise equal (STL repeats vertices per facet).
+struct Welder {
+  std::map<std::array<double, 3>, int> index;
+  TriangleMesh* mesh;
+  int add(const Vec3& p) {
+    const std::array<double, 3> key{p.x(), p.y(), p.z()};
+    auto it = index.find(key);
+    if (it != index.end()) return it->second;
+    const int id = static_cast<int>(mesh->vertices.size());
+    mesh->vertices.push_back(p);
+    index.emplace(key, id);
+    return id;
+  }
+};
+
+void read_obj(std::istream& in, TriangleMesh& mesh, const std::string& path, const SourceLocation& where) {
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "v") {
+      double x, y, z;
+      if (!(ls >> x >> y >> z))
+        throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) + ": expected 'v x y z'");
+      mesh.vertices.emplace_back(x, y, z);
+    } else if (tag == "f") {
+      std::vector<int> ids;
+      std::string tok;
+      while (ls >> tok) {
+        const int k = std::stoi(tok.substr(0, tok.find('/')));  // "i", "i/t", "i/t/n", "i//n"
+        const int n = static_cast<int>(mesh.vertices.size());
+        const int id = k > 0 ? k - 1 : n + k;  // negative indices count from the end
+        if (id < 0 || id >= n)
+          throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +
+                                         ": face refers to a vertex that does not exist");
+        ids.push_back(id);
+      }
+      if (ids.size() < 3)
+        throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +
+                                       ": expected a face with at least 3 vertices");
+      for (size_t k = 1; k + 1 < ids.size(); ++k) mesh.triangles.push_back({ids[0], ids[k], ids[k + 1]});
+    }
+  }
+}
+
+void read_stl(const std::string& bytes, TriangleMesh& mesh, const std::string& path, const SourceLocation& where) {
+  Welder weld{{}, &mesh};
+  // Binary STL: 80-byte header, uint32 count, 50 bytes per facet. Some binary files start with
+  // "solid" too, so decide by the size first.
+  if (bytes.size() >= 84) {
+    std::uint32_t n = 0;
+    std::memcpy(&n, bytes.data() + 80, 4);
+    if (bytes.size() == 84 + 50ull * n) {
+      for (std::uint32_t f = 0; f < n; ++f) {
+        const char* rec = bytes.data() + 84 + 50ull * f;
+        int ids[3];
+        for (int k = 0; k < 3; ++k) {
+          float xyz[3];
+          std::memcpy(xyz, rec + 12 + 12 * k, 12);
+          ids[k] = weld.add(Vec3(xyz[0], xyz[1], xyz[2]));
+        }
+        mesh.triangles.push_back({ids[0], ids[1], ids[2]});
+      }
+      return;
+    }
+  }
+  std::istringstream in(bytes);
+  std::string tok;
+  std::vector<int> facet;
+  while (in >> tok) {
+    if (tok == "vertex") {
+      double x, y, z;
+      if (!(in >> x >> y >> z)) throw GeometryError(where, "mesh '" + path + "': expected 'vertex x y z'");
+      facet.push_back(weld.add(Vec3(x, y, z)));
+    } else if (tok == "endloop") {
+      if (facet.size() < 3) throw GeometryError(where, "mesh '" + path + "': expected 3 vertices per facet");
+      for (size_t k = 1; k + 1 < facet.size(); ++k) mesh.triangles.push_back({facet[0], facet[k], facet[k + 1]});
+      facet.clear();
+    }
+  }
+}
+
+}  // namespace
+
+TriangleMesh read_mesh(const std::string& path, const SourceLocation& where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw GeometryError(where, "a readable mesh file (OBJ or STL), but '" + path + "' cannot be opened");
+  TriangleMesh mesh;
+  const std::string ext = lower_extension(path);
+  if (ext == "obj") {
+    read_obj(in, mesh, path, where);
+  } else if (ext == "stl") {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    read_stl(ss.str(), mesh, path, where);
+  } else {
+    throw GeometryError(where, "a mesh file ending in .obj or .stl, got '" + path + "'");
+  }
+  if (mesh.triangles.empty()) throw GeometryError(where, "a mesh with at least one triangle in '" + path + "'");
+  return mesh;
+}
+
+void check_closed(const TriangleMesh& mesh, const std::string& path, const SourceLocation& where) {
+  // Directed edges: in a closed, consistently oriented 2-manifold every edge (a,b) appears once
+  // and its reverse once. Count undirected uses to report open or non-manifold edges.
+  std::map<std::pair<int, int>, int> uses;
+  for (const auto& t : mesh.triangles)
+    for (int k = 0; k < 3; ++k) {
+      int a = t[k], b = t[(k + 1) % 3];
+      if (a > b) std::swap(a, b);
+      ++uses[{a, b}];
+    }
+  for (const auto& [edge, n] : uses)
+    if (n != 2) {
+      const Vec3& a = mesh.vertices[edge.first];
+      const Vec3& b = mesh.vertices[edge.second];
+      std::ostringstream msg;
+      msg << "a closed mesh (every edge shared by exactly two triangles), but in '" << path << "' the edge ("
+          << a.x() << ", " << a.y() << ", " << a.z() << ")-(" << b.x() << ", " << b.y() << ", " << b.z()
+          << ") is used by " << n << " triangle" << (n == 1 ? "" : "s");
+      throw GeometryError(where, msg.str());
+    }
+}
+
+double polyhedron_volume(const TriangleMesh& mesh) {
+  double v = 0;
+  for (const auto& t : mesh.triangles)
+    v += mesh.vertices[t[0]].dot(mesh.vertices[t[1]].cross(mesh.vertices[t[2]]));
+  return v / 6.0;
+}
+
+std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,
+                                                        const SourceLocation& where) {
+  static std::once_flag init;
+  std::call_once(init, [] { openvdb::initialize(); });
+  TriangleMesh mesh = read_mesh(path, where);
+  check_closed(mesh, path, where);
+  for (Vec3& p : mesh.vertices) p *= scale;
+  auto out = std::make_shared<MeshLevelSet>();
+  out->volume = polyhedron_volume(mesh);
+  if (out->volume < 0) {  // inward-facing triangles: flip so the level set's sign is right
+    for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
+    out->volume = -out->volume;
+  }
+  out->lo = out->hi = mesh.vertices[0];
+  for (const Vec3& p : mesh.vertices) out->lo = out->lo.cwiseMin(p), out->hi = out->hi.cwiseMax(p);
+  const double extent = (out->hi - out->lo).maxCoeff();
+  if (!(extent > 0)) throw GeometryError(where, "a mesh with a non-zero extent in '" + path + "'");
+  // Voxel = extent/200: the trilinear surface error is O(voxel² curvature); 3 voxels of exterior
+  // band; the interior is filled completely so inside/outside is known everywhere.
+  out->voxel = extent / 200.0;
+  const float ex_band = 3.0f, in_band = static_cast<float>(extent / out->voxel) + 4.0f;
+  out->background = ex_band * out->voxel;
+  auto xform = openvdb::math::Transform::createLinearTransform(out->voxel);
+  std::vector<openvdb::Vec3s> points;
+  points.reserve(mesh.vertices.size());
+  for (const Vec3& p : mesh.vertices)
+    points.emplace_back(static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()));
+  std::vector<openvdb::Vec3I> tris;
+  tris.reserve(mesh.triangles.size());
+  for (const auto& t : mesh.triangles) tris.emplace_back(t[0], t[1], t[2]);
+  std::vector<openvdb::Vec4I> quads;
+  // Points in the primitive (world-of-the-grid) frame; meshToVolume maps them to index space.
+  out->grid = openvdb::tools::meshToSignedDistanceField<openvdb::FloatGrid>(*xform, points, tris, quads, ex_band,
+                                                                            in_band);
+  return out;
+}
+
+double mesh_distance(const MeshLevelSet& mesh, const Vec3& x) {
+  // Far outside the grid's bounding box the background is returned by the sampler anyway; clamp
+  // the lookup to avoid int overflow in the index coordinates.
+  const Vec3 margin = Vec3::Constant(4 * mesh.background);
+  if ((x.array() < (mesh.lo - margin).array()).any() || (x.array() > (mesh.hi + margin).array()).any()) {
+    // The distance to the bounding box is a valid lower bound of the distance to the mesh.
+    const Vec3 d = (mesh.lo - x).cwiseMax(x - mesh.hi).cwiseMax(0.0);
+    return d.norm();
+  }
+  openvdb::tree::ValueAccessor<const openvdb::FloatTree, false> acc(mesh.grid->tree());
+  const openvdb::Vec3d ijk = mesh.grid->transform().worldToIndex(openvdb::Vec3d(x.x(), x.y(), x.z()));
+  return openvdb::tools::BoxSampler::sample(acc, ijk);
+}
+
+}  // namespace vcsim::geo

@@ -1,0 +1,47 @@
+// Closed triangle meshes (OBJ, ASCII or binary STL) as OpenVDB signed-distance grids.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <openvdb/openvdb.h>
+
+#include "geometry/csg.h"
+#include "geometry/pose.h"
+
+namespace vcsim::geo {
+
+struct TriangleMesh {
+  std::vector<Vec3> vertices;
+  std::vector<std::array<int, 3>> triangles;
+};
+
+// Reads OBJ (v/f records, polygons fanned) or STL (ASCII or binary, vertices welded exactly).
+// Throws GeometryError at `where` if the file is missing, unreadable or empty.
+TriangleMesh read_mesh(const std::string& path, const SourceLocation& where);
+
+// Every edge must be shared by exactly two triangles (a closed 2-manifold); else GeometryError.
+void check_closed(const TriangleMesh& mesh, const std::string& path, const SourceLocation& where);
+
+// Volume of the closed polyhedron (divergence theorem), for tests and diagnostics.
+double polyhedron_volume(const TriangleMesh& mesh);
+
+// The mesh converted once to a narrow-band (outside) / filled (inside) level set in its own frame.
+// Outside the band the stored value is the background (the band half-width): the true distance is
+// at least that, so the clamped value is still a valid conservative lower bound for culling.
+struct MeshLevelSet {
+  openvdb::FloatGrid::Ptr grid;
+  double voxel = 0;       // m
+  double background = 0;  // m, exterior band half-width
+  Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();  // bounds of the (scaled) mesh in the primitive frame
+  double volume = 0;      // polyhedron volume of the scaled mesh
+};
+
+std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,
+                                                        const SourceLocation& where);
+
+// Trilinear (BoxSampler) sample of the distance at a point of the primitive frame. Thread-safe:
+// uses a non-registered accessor local to the call.
+double mesh_distance(const MeshLevelSet& mesh, const Vec3& x);
+
+}  // namespace vcsim::geo
