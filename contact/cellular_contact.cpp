@@ -27,7 +27,6 @@ geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, con
 std::vector<Channel> CellularContact::channels() const {
   const int np = num_pairs();
   return {
-      {"in_contact", 1, "1", "1 while any cell pair overlaps"},
       {"active_pairs", 1, "1", "number of overlapping cell pairs"},
       {"volume", 1, "m^3", "total interference volume over the cell pairs"},
       {"centroid", 3, "m", "volume-weighted centroid of the active pairs (world): the reported point of action"},
@@ -78,7 +77,7 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
   r.point = P;
   r.couple = C;
   r.elastic_power = power;
-  r.channels = {active > 0 ? 1.0 : 0.0, double(active), vol, P.x(), P.y(), P.z(), fn, Ft.x(), Ft.y(), Ft.z()};
+  r.channels = {double(active), vol, P.x(), P.y(), P.z(), fn, Ft.x(), Ft.y(), Ft.z()};
   for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].volume);
   for (int k = 0; k < np; ++k)
     for (int c = 0; c < 3; ++c) r.channels.push_back(ev[k].normal[c]);

@@ -28,7 +28,6 @@ void PointContact::initial_states(double* s) const {
 
 std::vector<Channel> PointContact::channels() const {
   return {
-      {"in_contact", 1, "1", "1 while the undeformed shapes overlap (x < 0)"},
       {"penetration", 1, "m", "signed separation x along n (negative in contact, eq 3.2)"},
       {"normal", 3, "1", "contact normal n, from body j toward body i"},
       {"normal_force", 1, "N", "f_n (eq 3.19, clamped >= 0)"},
@@ -79,7 +78,7 @@ void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinemati
   r.point = g.point;
   r.couple = Vec3::Zero();  // no contact couple in the point model (§3.2, P15)
   r.elastic_power = -f_el * v_n;  // power of the stiffness part into the contact spring
-  r.channels = {overlap ? 1.0 : 0.0, g.x, n.x(), n.y(), n.z(), f_n, fr.force.x(), fr.force.y(), fr.force.z(),
+  r.channels = {g.x, n.x(), n.y(), n.z(), f_n, fr.force.x(), fr.force.y(), fr.force.z(),
                 z.x(), z.y(), z.z(), s[3], fr.s, fr.s > 0.5 ? 1.0 : 0.0, x_ro,
                 in_contact_ ? v_in_ : 0.0, v_t.x(), v_t.y(), v_t.z()};
 }

@@ -121,7 +121,6 @@ geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyK
 
 std::vector<Channel> VolumetricContact::channels() const {
   return {
-      {"in_contact", 1, "1", "1 while the cells overlap (V > 0)"},
       {"volume", 1, "m^3", "interference volume V (eq 4.4)"},
       {"centroid", 3, "m", "centroid p_c of the interference volume (world), the point of action"},
       {"normal", 3, "1", "contact normal n (eigenvector of J_v), from body j toward body i"},
@@ -151,7 +150,7 @@ void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKin
   r.point = e.in_contact ? e.centroid : bi.pose.position;
   r.couple = e.couple;
   r.elastic_power = e.elastic_power;
-  r.channels = {e.in_contact ? 1.0 : 0.0, e.volume, e.centroid.x(), e.centroid.y(), e.centroid.z(),
+  r.channels = {e.volume, e.centroid.x(), e.centroid.y(), e.centroid.z(),
                 e.normal.x(), e.normal.y(), e.normal.z(), e.r_gyr, e.normal_force, e.friction_force.x(),
                 e.friction_force.y(), e.friction_force.z(), e.spin_torque, e.rolling_torque.x(),
                 e.rolling_torque.y(), e.rolling_torque.z(), s[0], s[1], s[2], s[3], s[4], e.s,

@@ -451,23 +451,36 @@ void integrate_triangle(const FieldVertex& a, const FieldVertex& b, const FieldV
 int column_class(const ColumnValue& c) { return c.in ? c.sig : -1; }
 
 // Where the faces bounding the column change between a and b (both non-empty): bisection.
-FieldVertex find_kink(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns) {
+// far: the closest evaluated column on b's side.
+FieldVertex find_kink(const Pair& pr, const FieldVertex& a, const FieldVertex& b, FieldVertex& far, long& columns) {
   const int ka = column_class(a.c);
   double t_a = 0, t_b = 1;
   FieldVertex best = a;
-  for (int it = 0; it < 30; ++it) {
+  far = b;
+  for (int it = 0; it < 22; ++it) {  // 2^-22 of the segment: a negligible area error
     const double t = 0.5 * (t_a + t_b);
     FieldVertex x{a.u + t * (b.u - a.u), a.v + t * (b.v - a.v), {}};
     x.c = eval_column(pr, x.u, x.v);
     ++columns;
-    if (column_class(x.c) == ka) t_a = t, best = x; else t_b = t;
+    if (column_class(x.c) == ka) t_a = t, best = x; else t_b = t, far = x;
   }
   return best;
 }
 
-// The boundary point between x and y seen from x's side (x must be non-empty).
-FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y, long& columns) {
-  return y.c.in ? find_kink(pr, x, y, columns) : find_cut(pr, x, y, columns);
+// The boundary point on the segment x–y (classes differ, at least one non-empty), with the field
+// values of the non-empty side (continuous across a kink). Sets `hidden` when a third class lies
+// between them (a feature thinner than the segment), which the caller resolves by subdividing.
+FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y, bool& hidden, long& columns) {
+  if (x.c.in && y.c.in) {
+    FieldVertex far;
+    const FieldVertex near = find_kink(pr, x, y, far, columns);
+    if (column_class(far.c) != column_class(y.c)) hidden = true;
+    return near;
+  }
+  const FieldVertex& in = x.c.in ? x : y;
+  const FieldVertex cut = find_cut(pr, in, x.c.in ? y : x, columns);
+  if (column_class(cut.c) != column_class(in.c)) hidden = true;
+  return cut;
 }
 
 void integrate_quad(const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, const FieldVertex& d, Accum& acc) {
@@ -487,8 +500,24 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
     integrate_triangle(a, b, c, acc);
     return;
   }
-  if (ka != kb && kb != kc && ka != kc) {
-    if (depth < 6) {
+  // Two classes: a lone vertex L and a pair (P1, P2).
+  const FieldVertex *L = nullptr, *P1 = nullptr, *P2 = nullptr;
+  if (ka == kb) L = &c, P1 = &a, P2 = &b;
+  else if (kb == kc) L = &a, P1 = &b, P2 = &c;
+  else if (ka == kc) L = &b, P1 = &c, P2 = &a;
+  FieldVertex p, q;
+  bool hidden = L == nullptr;  // three classes at the vertices
+  if (!hidden) {
+    p = boundary(pr, *L, *P1, hidden, columns);
+    q = boundary(pr, *L, *P2, hidden, columns);
+  }
+  if (!hidden) {
+    if (L->c.in) integrate_triangle(*L, p, q, acc);
+    if (P1->c.in) integrate_quad(*P1, *P2, q, p, acc);
+    return;
+  }
+  {
+    if (depth < 5) {
       auto mid = [&](const FieldVertex& x, const FieldVertex& y) {
         FieldVertex m{0.5 * (x.u + y.u), 0.5 * (x.v + y.v), {}};
         m.c = eval_column(pr, m.u, m.v);
@@ -503,30 +532,16 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
       return;
     }
     // Tiny triangle at a junction: clip by the rim only.
-    const FieldVertex* p[3] = {&a, &b, &c};
+    const FieldVertex* pv[3] = {&a, &b, &c};
     FieldVertex poly[6];
     int n = 0;
     for (int e = 0; e < 3; ++e) {
-      const FieldVertex& x = *p[e];
-      const FieldVertex& y = *p[(e + 1) % 3];
+      const FieldVertex& x = *pv[e];
+      const FieldVertex& y = *pv[(e + 1) % 3];
       if (x.c.in) poly[n++] = x;
       if (x.c.in != y.c.in) poly[n++] = x.c.in ? find_cut(pr, x, y, columns) : find_cut(pr, y, x, columns);
     }
     for (int k = 1; k + 1 < n; ++k) integrate_triangle(poly[0], poly[k], poly[k + 1], acc);
-    return;
-  }
-  // Two classes: a lone vertex L and a pair (P1, P2).
-  const FieldVertex *L, *P1, *P2;
-  if (ka == kb) L = &c, P1 = &a, P2 = &b;
-  else if (kb == kc) L = &a, P1 = &b, P2 = &c;
-  else L = &b, P1 = &c, P2 = &a;
-  if (L->c.in) {
-    const FieldVertex p = boundary(pr, *L, *P1, columns), q = boundary(pr, *L, *P2, columns);
-    integrate_triangle(*L, p, q, acc);
-  }
-  if (P1->c.in) {
-    const FieldVertex p = boundary(pr, *P1, *L, columns), q = boundary(pr, *P2, *L, columns);
-    integrate_quad(*P1, *P2, q, p, acc);
   }
 }
 

@@ -224,7 +224,10 @@ TEST_CASE("T6 tilted box edge", "[geometry][closed_form]") {
     const double phi_expected = normal_tilt_deg(e.J), phi = normal_tilt_deg(x.inertia);
     std::printf("  J_v normal tilt: %.4f deg (closed form %.4f, reference table %.3f)\n", phi, phi_expected, c.phi_deg);
     CHECK(phi_expected == Approx(c.phi_deg).margin(5e-4));  // table printed to 3 decimals
-    CHECK(phi == Approx(phi_expected).margin(0.02));  // 0.02 deg: a 5e-3 inertia error moves it ~0.01 deg
+    // At alpha = 10° the two in-plane eigenvalues are well separated: a 1e-3 inertia error moves
+    // the axis by < 0.01°. (Near 30° they almost coincide, so the axis is ill-conditioned and only
+    // V, centroid and J are checked.)
+    if (c.alpha_deg == 10) CHECK(phi == Approx(phi_expected).margin(0.01));
   }
 }
 

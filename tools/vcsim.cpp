@@ -65,12 +65,14 @@ int print_input_error(const std::exception& e) {
 int run_plot(const std::string& file, const std::string& dir) {
   const char* env = std::getenv("VCSIM_VCPLOT");
   const std::string script = env ? env : std::string(VCSIM_SOURCE_DIR) + "/tools/vcplot";
-  std::vector<std::string> args = {"python3", script, file};
+  // Debian's interpreter, which has python3-h5py and python3-matplotlib (a pyenv python may not).
+  const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+  std::vector<std::string> args = {python, script, file};
   if (!dir.empty()) args.insert(args.end(), {"-o", dir});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  execvp("python3", argv.data());
+  execvp(python.c_str(), argv.data());
   std::cerr << "error: cannot run python3 " << script << ": " << std::strerror(errno) << "\n";
   return 1;
 }
