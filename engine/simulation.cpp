@@ -72,6 +72,23 @@ std::string describe_blow_up(const World& world, const VecX& x, double t, double
   return msg.str();
 }
 
+// Writes the interference region of every overlapping cell pair as <prefix>_<pair>_<i>_<j>.vdb.
+int dump_overlaps(const World& world, const VecX& x, double tolerance, const std::string& prefix) {
+  int written = 0;
+  for (const auto& c : world.contacts) {
+    const auto& gi = world.bodies[c.body_i].geometry;
+    const auto& gj = world.bodies[c.body_j].geometry;
+    const Pose pi = world.kinematics(x, c.body_i).pose, pj = world.kinematics(x, c.body_j).pose;
+    for (size_t a = 0; a < gi.cells.size(); ++a)
+      for (size_t b = 0; b < gj.cells.size(); ++b) {
+        const std::string path =
+            prefix + "_" + c.name + "_" + std::to_string(a) + "_" + std::to_string(b) + ".vdb";
+        written += geo::dump_interference_vdb(gi.cells[a], pi, gj.cells[b], pj, {tolerance}, path) ? 1 : 0;
+      }
+  }
+  return written;
+}
+
 }  // namespace
 
 RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options) {
@@ -140,6 +157,8 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       break;
     }
     if ((step + 1) % sample_every == 0 || step + 1 == total_steps) write_sample(t, e);
+    if (options.dump_vdb_time >= 0 && t >= options.dump_vdb_time && t - h < options.dump_vdb_time)
+      summary.vdb_files = dump_overlaps(world, x, scenario.geometry_tolerance, options.dump_vdb_prefix);
     const auto now = Clock::now();
     if (now - last_flush > std::chrono::milliseconds(500)) {
       writer.flush();

@@ -30,6 +30,7 @@ struct RunSummary {
   double max_energy_increase = 0;  // J, largest rise of the total energy above its running minimum
   bool passive = true;
   std::string failure_message;
+  int vdb_files = 0;  // written by --dump-vdb
 };
 
 // Builds the world from a validated scenario (mass properties from geometry where asked,

@@ -226,8 +226,9 @@ BodyGeometry make_body_geometry(const CsgNode& root, const std::string& base_dir
     one.cells.push_back(c);
     const Aabb b = world_bounds(c, Pose{});
     const double box = (b.max - b.min).prod();
-    volume[k] = (b.max - b.min).minCoeff() > 0 ? mass_properties(one, 1.0, check.tolerance).mass : 0.0;
-    if (!(volume[k] > 1e-9 * box))
+    const bool empty_box = (b.max - b.min).minCoeff() <= 0;
+    volume[k] = empty_box ? 0.0 : mass_properties(one, 1.0, check.tolerance).mass;
+    if (empty_box || !(volume[k] > 1e-9 * box))
       throw GeometryError(c.impl->cell_where, "a cell with a non-zero volume, but cell '" + c.name +
                                                   "' (an intersection of " + std::to_string(c.impl->prims.size()) +
                                                   " primitives and complements) is empty");

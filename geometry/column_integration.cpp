@@ -610,7 +610,10 @@ struct Lattice {
   std::vector<FieldVertex> corner;
   long candidates = 0;
   bool bounded = true;
+  bool too_large = false;
 };
+
+constexpr double kMaxSquares = 1 << 20;
 
 // Octree culling on phi = max(phi_i, phi_j) down to footprints of 2^k lattice squares.
 Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
@@ -657,7 +660,17 @@ Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
   for (const auto& f : feet)
     fi0 = std::min(fi0, f.first), fi1 = std::max(fi1, f.first), fj0 = std::min(fj0, f.second),
     fj1 = std::max(fj1, f.second);
+  // A lattice this large means phi hugs zero over a wide area without a measurable overlap (cells
+  // that share a face): report nothing rather than exhaust memory.
+  if (static_cast<double>(feet.size()) * per * per > kMaxSquares) {
+    lat.too_large = true;
+    return lat;
+  }
   lat.i0 = fi0 * per, lat.j0 = fj0 * per;
+  if (static_cast<double>(fi1 - fi0 + 1) * (fj1 - fj0 + 1) * per * per > 4 * kMaxSquares) {
+    lat.too_large = true;
+    return lat;
+  }
   lat.nx = (fi1 - fi0 + 1) * per, lat.ny = (fj1 - fj0 + 1) * per;
   lat.square.assign(lat.nx * lat.ny, 0);
   lat.needed.assign((lat.nx + 1) * (lat.ny + 1), 0);
@@ -743,7 +756,8 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
   }
   Lattice lat = build_lattice(pr, lo, hi, s);
   result.candidates = lat.candidates;
-  if (lat.candidates == 0) return result;
+  result.too_large = lat.too_large;
+  if (lat.candidates == 0 || lat.too_large) return result;
   std::vector<long> row_columns;
   evaluate_corners(pr, lat, row_columns);
   const long W = lat.nx + 1;
@@ -801,7 +815,7 @@ std::vector<ColumnSample> column_samples(const CellPrimitives& cell_i, const Pos
   const Vec3 lo = lo_i.cwiseMax(lo_j), hi = hi_i.cwiseMin(hi_j);
   if ((lo.array() >= hi.array()).any() || !lo.allFinite() || !hi.allFinite()) return out;
   Lattice lat = build_lattice(pr, lo, hi, s);
-  if (lat.candidates == 0) return out;
+  if (lat.candidates == 0 || lat.too_large) return out;
   std::vector<long> row_columns;
   evaluate_corners(pr, lat, row_columns);
   for (size_t k = 0; k < lat.corner.size(); ++k)

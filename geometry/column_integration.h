@@ -63,6 +63,7 @@ struct ColumnResult {
   double max_chord = 0;     // longest column chord (a depth measure along the column axis)
   long columns = 0;         // columns evaluated (cost diagnostics)
   long candidates = 0;      // lattice squares the octree could not rule out
+  bool too_large = false;   // the lattice would exceed 2^20 squares: nothing computed
   double u_min = 0, u_max = 0, v_min = 0, v_max = 0;  // bounds of the non-empty lattice columns
 };
 

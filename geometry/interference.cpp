@@ -45,10 +45,10 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   if ((lo.array() >= hi.array()).any() || !lo.allFinite() || !hi.allFinite()) return false;
   double s1 = std::max(hi.x() - lo.x(), hi.y() - lo.y()) / 16.0;
   ColumnResult r1;
-  for (int k = 0; k < 12; ++k) {
+  for (int k = 0; k < 10; ++k) {
     r1 = column_moments(a, pa, b, pb, f1, s1);
     columns += r1.columns;
-    if (r1.candidates == 0 || !r1.bounded) break;
+    if (r1.candidates == 0 || !r1.bounded || r1.too_large) break;
     // Look closer until the coarse lattice has a few squares across the patch, so that its bounds
     // (one coarse spacing of margin) clip the fine pass tightly.
     if (r1.moments.m0 > 0 && r1.area >= 16 * s1 * s1) break;
@@ -56,7 +56,10 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   }
   if (!(r1.moments.m0 > 0)) return false;
   const Vec3 c1 = r1.moments.m1 / r1.moments.m0;
-  double s2 = std::sqrt(r1.area) / (across / std::sqrt(opt.tolerance));
+  // Tolerances looser than 1e-2 leave too few lattice squares across the patch for the Richardson
+  // step to be reliable: they are treated as 1e-2.
+  const double tol = std::min(opt.tolerance, 1e-2);
+  double s2 = std::sqrt(r1.area) / (across / std::sqrt(tol));
   if (opt.max_voxel > 0) s2 = std::min(s2, opt.max_voxel);
   out.frame = Pose{f1.apply(c1), rot};
   out.spacing = s2;

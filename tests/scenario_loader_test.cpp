@@ -137,14 +137,15 @@ TEST_CASE("spinning_top_space.yaml loads: inertia map, rpy, CSG union with local
   REQUIRE(b.geometry);
   const auto& g = *b.geometry;
   CHECK(g.op == vcsim::geo::CsgNode::Op::Union);
-  REQUIRE(g.children.size() == 3);
+  REQUIRE(g.children.size() == 2);
   CHECK(g.children[0].name == "body");
   CHECK(g.children[0].primitive.radius == 0.015);
   CHECK(g.children[1].name == "stem_tip");
-  CHECK(g.children[1].primitive.pose.position == vcsim::Vec3(0, 0, 0.013));
   CHECK(g.children[1].where.key_path == "bodies.top.geometry.union[1]");
-  CHECK(g.children[2].primitive.kind == vcsim::geo::PrimitiveKind::Cylinder);
-  CHECK(g.children[2].primitive.length == 0.013);
+  REQUIRE(g.children[1].op == vcsim::geo::CsgNode::Op::Difference);
+  REQUIRE(g.children[1].children.size() == 2);
+  CHECK(g.children[1].children[0].primitive.pose.position == vcsim::Vec3(0, 0, 0.013));
+  CHECK(g.children[1].children[1].primitive.radius == 0.015);
 }
 
 TEST_CASE("overrides change values, and the stored text is what ran", "[loader]") {

@@ -171,6 +171,9 @@ int main(int argc, char** argv) {
                           : " (scene has external torques)")
             << "\n"
             << "output     " << options.output_path << " (" << s.samples << " samples)\n";
+  if (dump_vdb >= 0)
+    std::cout << "vdb        " << s.vdb_files << " interference region(s) at t = " << dump_vdb << " s, "
+              << options.dump_vdb_prefix << "_*.vdb\n";
   if (s.failed) {
     std::cerr << "error: " << s.failure_message << "\n";
     return 1;
