@@ -197,11 +197,14 @@ TEST_CASE("dynamics: volumetric flat cylinder restitution equals e_eff", "[dynam
   for (double e : {0.3, 0.5, 0.8})
     for (double k_v : {1e7, 1e8})
       for (double m : {0.5, 2.0}) {
-        // Linear spring k = k_v pi R^2: half period pi sqrt(m/k) (elastic contact time); step = t_c/100,
-        // well inside RK4's 1e-4 accuracy regime for a smooth linear oscillator.
+        // Linear spring k = k_v pi R^2: half period pi sqrt(m/k) (elastic contact time); step = t_c/100.
+        // Unlike Hertz (x^1.5, C1 at x = 0), the flat-face force k_v A delta (1 + a v) has a slope jump at
+        // onset and at separation, so a fixed-step integrator makes an O((h/t_c)^2) error once per impact
+        // wherever that kink falls inside a step: measured 4.8e-4, 1.2e-4, 3.0e-5 (worst, e = 0.3) at
+        // t_c/100, /200, /400. t_c/100 keeps it under the 1e-3 acceptance bound at ~130 steps per drop.
         const double k = k_v * kPi * R * R;
         const double t_c = kPi * std::sqrt(m / k);
-        const double h = t_c / (std::getenv("DIV") ? std::atof(std::getenv("DIV")) : 100);
+        const double h = t_c / 100;
         const double gap = 5 * h * v_in;
         const std::string yaml = header(1.0, h, Vec3::Zero()) + "bodies:\n" + kTable +
                                  cylinder_body("puck", m, R, L, Vec3(0, 0, L / 2 + gap), Vec3(0, 0, -v_in)) +
@@ -261,6 +264,8 @@ TEST_CASE("dynamics: volumetric sphere settles where k_v V = m g", "[dynamics][v
   const double h_meas = R - kb.pose.position.z();
   const auto cr = sim.contact();
   const double V_closed = kPi * h_meas * h_meas * (3 * R - h_meas) / 3;
+  std::printf("[static sphere] v = (%.2e, %.2e, %.2e) omega = (%.2e, %.2e, %.2e)\n", kb.velocity.x(), kb.velocity.y(),
+              kb.velocity.z(), kb.angular_velocity.x(), kb.angular_velocity.y(), kb.angular_velocity.z());
   std::printf("[static sphere] h_expected=%.9e h_meas=%.9e rel err %.2e; |v|=%.2e; query V/closed-form V at h_meas "
               "= %.6f; wall %.2f s\n",
               h_expected, h_meas, h_meas / h_expected - 1, kb.velocity.norm(), cr.channels.at(0) / V_closed,
@@ -296,7 +301,7 @@ TEST_CASE("dynamics: volumetric box settles where k_v a b h = m g", "[dynamics][
 // end because the bump is mu_s - mu_c = 0): deceleration mu_c g, stopping distance v^2 / (2 mu_c g).
 TEST_CASE("dynamics: volumetric box slides to a stop at v^2/(2 mu_c g)", "[dynamics][volumetric]") {
   const auto start = std::chrono::steady_clock::now();
-  const double a = 0.2, b = 0.2, c = 0.1, m = 2.0, k_v = 1e8, mu = 0.3, v0 = 1.0;
+  const double a = 0.2, b = 0.2, c = 0.1, m = 2.0, k_v = 1e7, mu = 0.3, v0 = 1.0;
   const double h_static = m * kG / (k_v * a * b);  // placed at its rest depth (T5) to skip the drop
   const std::string yaml = header(0.5, 2.5e-4, Vec3(0, 0, -kG)) + "bodies:\n" + kTable +
                            box_body("block", m, Vec3(a, b, c), Vec3(0, 0, c / 2 - h_static), Vec3(v0, 0, 0)) +
@@ -417,7 +422,7 @@ TEST_CASE("dynamics: point-model ball rolls down a 20 deg incline at (5/7) g sin
 TEST_CASE("dynamics: volumetric box on an incline sticks below the stiction angle and slides above",
           "[dynamics][volumetric]") {
   const auto start = std::chrono::steady_clock::now();
-  const double a = 0.2, b = 0.2, c = 0.1, m = 2.0, k_v = 1e8, mu_s = 0.5, mu_c = 0.3;
+  const double a = 0.2, b = 0.2, c = 0.1, m = 2.0, k_v = 1e7, mu_s = 0.5, mu_c = 0.3;
   const double h_static_flat = m * kG / (k_v * a * b);
   for (double tan_th : {0.4, 0.6}) {
     const double th = std::atan(tan_th);

@@ -1,0 +1,92 @@
+// Time per interference query against the V error achieved, on 1 and 2 threads, for the three
+// cases of issue 3. Prints a Markdown table and the fitted exponent of cost vs lattice spacing.
+// Release build; not a test (timings depend on the machine).
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "geometry/interference.h"
+
+using namespace vcsim;
+using namespace vcsim::geo;
+
+namespace {
+
+Cell one_cell(const Primitive& p) {
+  CsgNode n;
+  n.primitive = p;
+  n.where.key_path = "bench";
+  return make_body_geometry(n, "").cells.at(0);
+}
+
+struct Case {
+  const char* name;
+  Cell ci, cj;
+  Pose pi, pj;
+  double V_exact;
+};
+
+double median_us(const std::function<void()>& f) {
+  std::vector<double> t;
+  // At least 7 runs and 0.2 s per configuration.
+  const auto start = std::chrono::steady_clock::now();
+  while (t.size() < 7 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 0.2) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6);
+    if (t.size() > 2001) break;
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  Primitive ball, small_ball, table, box;
+  ball.kind = small_ball.kind = PrimitiveKind::Sphere;
+  ball.radius = 0.1;
+  small_ball.radius = 0.015;
+  table.kind = PrimitiveKind::HalfSpace;
+  box.kind = PrimitiveKind::Box;
+  box.size = Vec3(0.5, 0.5, 0.2);
+  const Cell ball_c = one_cell(ball), small_c = one_cell(small_ball), table_c = one_cell(table), box_c = one_cell(box);
+  auto cap = [](double R, double h) { return M_PI * h * h * (3 * R - h) / 3; };
+  const std::vector<Case> cases{
+      {"sphere R=0.1 m, h=2.5 mm", ball_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.1 - 2.5e-3), Quat::Identity()}, Pose{},
+       cap(0.1, 2.5e-3)},
+      {"box 0.5x0.5 m face, h=0.1 mm", box_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.1 - 1e-4), Quat::Identity()},
+       Pose{}, 0.25 * 1e-4},
+      {"sphere R=15 mm, h=8.3 um", small_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.015 - 8.3e-6), Quat::Identity()},
+       Pose{}, cap(0.015, 8.3e-6)},
+  };
+  std::printf("| case | tolerance | spacing (m) | columns | V rel. error | 1 thread (us) | 2 threads (us) |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (const Case& c : cases) {
+    std::vector<double> logs, logt;
+    for (double tol : {1e-2, 3e-3, 1e-3, 3e-4, 1e-4}) {
+      QueryOptions o;
+      o.tolerance = tol;
+      const Interference x = interference(c.ci, c.pi, c.cj, c.pj, o);
+      double t[2];
+      for (int threads : {1, 2}) {
+        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, threads);
+        t[threads - 1] = median_us([&] { interference(c.ci, c.pi, c.cj, c.pj, o); });
+      }
+      std::printf("| %s | %.0e | %.3e | %ld | %.2e | %.1f | %.1f |\n", c.name, tol, x.spacing, x.columns,
+                  std::abs(x.volume / c.V_exact - 1), t[0], t[1]);
+      logs.push_back(std::log(x.spacing));
+      logt.push_back(std::log(t[0]));
+    }
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    const double m = static_cast<double>(logs.size());
+    for (size_t k = 0; k < logs.size(); ++k) sx += logs[k], sy += logt[k], sxx += logs[k] * logs[k], sxy += logs[k] * logt[k];
+    std::printf("| %s | fitted cost ∝ spacing^%.2f (1 thread) | | | | | |\n", c.name, (m * sxy - sx * sy) / (m * sxx - sx * sx));
+  }
+  return 0;
+}
