@@ -400,7 +400,7 @@ FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b,
   bool false_position = pr.convex && std::isfinite(f_out);
   FieldVertex best = a;
   int side = 0;
-  for (int it = 0; it < 64 && t_out - t_in > 1e-8; ++it) {
+  for (int it = 0; it < 64 && t_out - t_in > 1e-6; ++it) {
     double t = false_position ? t_in + (t_out - t_in) * f_in / (f_in - f_out) : 0.5 * (t_in + t_out);
     if (!(t > t_in && t < t_out)) t = 0.5 * (t_in + t_out);
     FieldVertex x{a.u + t * (b.u - a.u), a.v + t * (b.v - a.v), {}};
@@ -428,6 +428,13 @@ constexpr double kQb[4][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.6, 0.2, 0.2}, {0.2
 struct Accum {
   double g = 0, gu = 0, gv = 0, gm = 0, guu = 0, gvv = 0, guv = 0, gum = 0, gvm = 0, gq = 0, area = 0;
   double max_chord = 0;
+  // Rim cuts found in this lattice row, keyed by (inside u, v, outside u, v): the edges of a row are
+  // shared by two triangles (diagonals, verticals), so each cut is searched for once.
+  struct Cut {
+    std::array<double, 4> key;
+    FieldVertex at;
+  };
+  std::vector<Cut> cuts;
 };
 
 // ∫ over a triangle of G·{1, u, v, m, u², v², uv, um, vm, q} with G, m, q interpolated linearly.
@@ -470,7 +477,8 @@ FieldVertex find_kink(const Pair& pr, const FieldVertex& a, const FieldVertex& b
 // The boundary point on the segment x–y (classes differ, at least one non-empty), with the field
 // values of the non-empty side (continuous across a kink). Sets `hidden` when a third class lies
 // between them (a feature thinner than the segment), which the caller resolves by subdividing.
-FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y, bool& hidden, long& columns) {
+FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y, bool& hidden, Accum& acc,
+                     long& columns) {
   if (x.c.in && y.c.in) {
     FieldVertex far;
     const FieldVertex near = find_kink(pr, x, y, far, columns);
@@ -478,7 +486,11 @@ FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y,
     return near;
   }
   const FieldVertex& in = x.c.in ? x : y;
-  const FieldVertex cut = find_cut(pr, in, x.c.in ? y : x, columns);
+  const FieldVertex& out = x.c.in ? y : x;
+  const std::array<double, 4> key{in.u, in.v, out.u, out.v};
+  const auto hit = std::find_if(acc.cuts.begin(), acc.cuts.end(), [&](const Accum::Cut& c) { return c.key == key; });
+  const FieldVertex cut = hit != acc.cuts.end() ? hit->at : find_cut(pr, in, out, columns);
+  if (hit == acc.cuts.end()) acc.cuts.push_back({key, cut});
   if (column_class(cut.c) != column_class(in.c)) hidden = true;
   return cut;
 }
@@ -508,8 +520,8 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
   FieldVertex p, q;
   bool hidden = L == nullptr;  // three classes at the vertices
   if (!hidden) {
-    p = boundary(pr, *L, *P1, hidden, columns);
-    q = boundary(pr, *L, *P2, hidden, columns);
+    p = boundary(pr, *L, *P1, hidden, acc, columns);
+    q = boundary(pr, *L, *P2, hidden, acc, columns);
   }
   if (!hidden) {
     if (L->c.in) integrate_triangle(*L, p, q, acc);
@@ -686,6 +698,64 @@ Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
   return lat;
 }
 
+// The lattice over the clip rectangle, grown from the seed columns: a square is kept when one of its
+// corners is non-empty (or it holds a seed), and its four neighbours are then visited. Corners are
+// evaluated as the fill reaches them; the kept set does not depend on the visiting order.
+Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s, const std::vector<std::array<double, 2>>& seeds,
+                      long& columns) {
+  Lattice lat;
+  lat.s = s;
+  pr.s0 = lo.z(), pr.s1 = hi.z();
+  const long i0 = static_cast<long>(std::floor(lo.x() / s)), i1 = static_cast<long>(std::ceil(hi.x() / s));
+  const long j0 = static_cast<long>(std::floor(lo.y() / s)), j1 = static_cast<long>(std::ceil(hi.y() / s));
+  if (static_cast<double>(i1 - i0) * static_cast<double>(j1 - j0) > 4 * kMaxSquares) {
+    lat.too_large = true;
+    return lat;
+  }
+  lat.i0 = i0, lat.j0 = j0, lat.nx = i1 - i0, lat.ny = j1 - j0;
+  const long W = lat.nx + 1;
+  lat.square.assign(lat.nx * lat.ny, 0);
+  lat.needed.assign(W * (lat.ny + 1), 0);
+  lat.corner.resize(W * (lat.ny + 1));
+  std::vector<char> visited(lat.nx * lat.ny, 0);
+  std::vector<long> stack;
+  for (const auto& sd : seeds) {
+    const long i = static_cast<long>(std::floor(sd[0] / s)) - i0, j = static_cast<long>(std::floor(sd[1] / s)) - j0;
+    if (i < 0 || j < 0 || i >= lat.nx || j >= lat.ny) continue;
+    lat.square[j * lat.nx + i] = 1;  // a seed's square is kept even if its corners all miss a thin patch
+    stack.push_back(j * lat.nx + i);
+  }
+  auto corner = [&](long i, long j) -> const FieldVertex& {
+    const long k = j * W + i;
+    FieldVertex& fv = lat.corner[k];
+    if (!lat.needed[k]) {
+      lat.needed[k] = 1;
+      fv.u = (lat.i0 + i) * s, fv.v = (lat.j0 + j) * s;
+      fv.c = eval_column(pr, fv.u, fv.v);
+      ++columns;
+    }
+    return fv;
+  };
+  while (!stack.empty()) {
+    const long sq = stack.back();
+    stack.pop_back();
+    if (visited[sq]) continue;
+    visited[sq] = 1;
+    const long i = sq % lat.nx, j = sq / lat.nx;
+    bool any = false;
+    for (int c = 0; c < 4; ++c) any |= corner(i + (c & 1), j + (c >> 1)).c.in;
+    if (!any && !lat.square[sq]) continue;
+    lat.square[sq] = 1;
+    ++lat.candidates;
+    if (!any) continue;
+    if (i > 0) stack.push_back(sq - 1);
+    if (i + 1 < lat.nx) stack.push_back(sq + 1);
+    if (j > 0) stack.push_back(sq - lat.nx);
+    if (j + 1 < lat.ny) stack.push_back(sq + lat.nx);
+  }
+  return lat;
+}
+
 template <class Body>
 void for_rows(long rows, long work, const Body& body) {
   // Results never depend on the partitioning (each row writes its own slot): parallel only when
@@ -738,7 +808,8 @@ void cell_bounds_in_frame(const CellPrimitives& cell, const Pose& body_pose, con
 }
 
 ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
-                            const Pose& pose_j, const Pose& frame, double s, const double* clip) {
+                            const Pose& pose_j, const Pose& frame, double s, const double* clip,
+                            const std::vector<std::array<double, 2>>* seeds) {
   ColumnResult result;
   Pair pr = make_pair(cell_i, pose_i, cell_j, pose_j, frame);
   Vec3 lo_i, hi_i, lo_j, hi_j;
@@ -754,12 +825,17 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
     result.bounded = false;
     return result;
   }
-  Lattice lat = build_lattice(pr, lo, hi, s);
+  std::vector<long> row_columns;
+  Lattice lat;
+  if (seeds && clip) {
+    lat = grown_lattice(pr, lo, hi, s, *seeds, result.columns);
+  } else {
+    lat = build_lattice(pr, lo, hi, s);
+    if (lat.candidates > 0 && !lat.too_large) evaluate_corners(pr, lat, row_columns);
+  }
   result.candidates = lat.candidates;
   result.too_large = lat.too_large;
   if (lat.candidates == 0 || lat.too_large) return result;
-  std::vector<long> row_columns;
-  evaluate_corners(pr, lat, row_columns);
   const long W = lat.nx + 1;
   auto at = [&](long i, long j) -> const FieldVertex& { return lat.corner[j * W + i]; };
 
@@ -769,6 +845,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
       const FieldVertex& fv = lat.corner[k];
       ub[0] = std::min(ub[0], fv.u), ub[1] = std::max(ub[1], fv.u);
       ub[2] = std::min(ub[2], fv.v), ub[3] = std::max(ub[3], fv.v);
+      result.inside.push_back({fv.u, fv.v});
     }
   result.u_min = ub[0], result.u_max = ub[1], result.v_min = ub[2], result.v_max = ub[3];
   std::vector<Accum> rows(lat.ny);
@@ -794,7 +871,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
     tot.max_chord = std::max(tot.max_chord, a.max_chord);
     result.columns += diag_columns[j];
   }
-  for (long j = 0; j <= lat.ny; ++j) result.columns += row_columns[j];
+  for (long c : row_columns) result.columns += c;
   RawMoments& m = result.moments;
   m.m0 = tot.g;
   m.m1 = Vec3(tot.gu, tot.gv, tot.gm);

@@ -15,6 +15,7 @@
 // The result is continuous and piecewise smooth in the poses (no staircase), and the cost grows
 // with the patch area over s² plus the rim length over s. See docs/geometry.md.
 #pragma once
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -65,13 +66,19 @@ struct ColumnResult {
   long candidates = 0;      // lattice squares the octree could not rule out
   bool too_large = false;   // the lattice would exceed 2^20 squares: nothing computed
   double u_min = 0, u_max = 0, v_min = 0, v_max = 0;  // bounds of the non-empty lattice columns
+  std::vector<std::array<double, 2>> inside;           // (u, v) of every non-empty lattice column
 };
 
 // Moments of cell_i ∩ cell_j in `frame` (columns along the frame's z axis) with lattice spacing s.
 // clip (optional, {u_min, u_max, v_min, v_max} in the frame): the transverse region known to hold
 // the whole patch (from a coarser pass), which saves the octree from thin-lens rings.
+// seeds (optional, with clip): non-empty columns (u, v) found by a coarser pass. The lattice is then
+// grown from them square by square (flood fill over squares with a non-empty corner, plus one ring)
+// instead of culled by the octree, so the cost is the patch's squares, not its bounding box's. Every
+// connected part of the patch must hold a seed.
 ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
-                            const Pose& pose_j, const Pose& frame, double spacing, const double* clip = nullptr);
+                            const Pose& pose_j, const Pose& frame, double spacing, const double* clip = nullptr,
+                            const std::vector<std::array<double, 2>>* seeds = nullptr);
 
 // Per-lattice-point fill data, for writing a voxelized view (dump_interference_vdb).
 struct ColumnSample {

@@ -51,10 +51,19 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
     if (r1.candidates == 0 || !r1.bounded || r1.too_large) break;
     // Look closer until the coarse lattice has a few squares across the patch, so that its bounds
     // (one coarse spacing of margin) clip the fine pass tightly.
-    if (r1.moments.m0 > 0 && r1.area >= 16 * s1 * s1) break;
+    if (r1.moments.m0 > 0) break;
     s1 *= 0.25;
   }
   if (!(r1.moments.m0 > 0)) return false;
+  while (r1.area < 4 * s1 * s1) {
+    // Zoom: a finer coarse lattice grown from the patch just found, over it and one spacing around.
+    const double m = 1.5 * s1, zoom[4] = {r1.u_min - m, r1.u_max + m, r1.v_min - m, r1.v_max + m};
+    const ColumnResult rz = column_moments(a, pa, b, pb, f1, 0.25 * s1, zoom, &r1.inside);
+    columns += rz.columns;
+    if (!(rz.moments.m0 > 0)) break;
+    r1 = rz;
+    s1 *= 0.25;
+  }
   const Vec3 c1 = r1.moments.m1 / r1.moments.m0;
   // Tolerances looser than 1e-2 leave too few lattice squares across the patch for the Richardson
   // step to be reliable: they are treated as 1e-2.
@@ -68,12 +77,14 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   const double margin = 1.5 * s1;
   const double clip[4] = {r1.u_min - margin - c1.x(), r1.u_max + margin - c1.x(), r1.v_min - margin - c1.y(),
                           r1.v_max + margin - c1.y()};
-  out.r = column_moments(a, pa, b, pb, out.frame, s2, clip);
+  std::vector<std::array<double, 2>> seeds = r1.inside;
+  for (auto& sd : seeds) sd[0] -= c1.x(), sd[1] -= c1.y();
+  out.r = column_moments(a, pa, b, pb, out.frame, s2, clip, &seeds);
   columns += out.r.columns;
   if (richardson && out.r.moments.m0 > 0) {
     // The lattice interpolation error is a clean O(s²) bias (docs/geometry.md): extrapolate with
     // the same lattice at 2s, M = (4 M_s − M_2s) / 3.
-    const ColumnResult r2 = column_moments(a, pa, b, pb, out.frame, 2 * s2, clip);
+    const ColumnResult r2 = column_moments(a, pa, b, pb, out.frame, 2 * s2, clip, &seeds);
     columns += r2.columns;
     RawMoments& m = out.r.moments;
     m.m0 = (4 * m.m0 - r2.moments.m0) / 3;
