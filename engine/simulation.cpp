@@ -109,6 +109,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   const auto wall_start = Clock::now();
   auto last_flush = wall_start, last_progress = wall_start;
   auto wall_seconds = [&] { return std::chrono::duration<double>(Clock::now() - wall_start).count(); };
+  const long queries_at_start = geo::interference_query_count();
 
   std::vector<contact::ContactResult> results;
   VecX scratch(world.state_size());
@@ -174,6 +175,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   summary.final_energy = world.energies(x);
   summary.wall_time = wall_seconds();
   summary.rhs_evaluations = step * integ::method_stages(*method) + summary.samples;
+  summary.interference_queries = geo::interference_query_count() - queries_at_start;
   if (summary.failed)
     summary.status = "failed: " + summary.failure_message;
   else if (summary.status.empty())
@@ -181,6 +183,9 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   writer.set_text_attribute("status", summary.status);
   writer.set_number_attribute("wall_time_s", summary.wall_time);
   writer.set_number_attribute("max_energy_increase_J", summary.max_energy_increase);
+  writer.set_number_attribute("steps", static_cast<double>(summary.steps));
+  writer.set_number_attribute("rhs_evaluations", static_cast<double>(summary.rhs_evaluations));
+  writer.set_number_attribute("interference_queries", static_cast<double>(summary.interference_queries));
   writer.close();
   if (options.on_progress) options.on_progress({t, scenario.duration, summary.wall_time});
   return summary;

@@ -26,6 +26,7 @@ struct RunSummary {
   bool failed = false;
   double sim_time = 0, wall_time = 0;
   long steps = 0, rhs_evaluations = 0, samples = 0;
+  long interference_queries = 0;  // narrow-phase geometry queries during the run
   Energies initial_energy, final_energy;
   double max_energy_increase = 0;  // J, largest rise of the total energy above its running minimum
   bool passive = true;

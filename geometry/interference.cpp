@@ -4,6 +4,7 @@
 #include <openvdb/openvdb.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <cstdlib>
@@ -110,6 +111,12 @@ Vec3 gradient(const CellPrimitives& cell, const Pose& pose, const Vec3& x, doubl
 
 }  // namespace
 
+namespace {
+std::atomic<long> g_query_count{0};
+}
+
+long interference_query_count() { return g_query_count.load(std::memory_order_relaxed); }
+
 Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
                           const QueryOptions& options) {
   Interference out;
@@ -117,6 +124,7 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
   const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
   if ((lo.array() >= hi.array()).any()) return out;  // broad phase: separated
   if (!lo.allFinite() || !hi.allFinite()) return out;  // two unbounded cells: not supported (documented)
+  g_query_count.fetch_add(1, std::memory_order_relaxed);
   const CellPrimitives& A = cell_i.impl->prims;
   const CellPrimitives& B = cell_j.impl->prims;
   // Normal guess from j toward i: grad phi_j - grad phi_i at the centre of the overlap box (each

@@ -65,6 +65,9 @@ Aabb world_bounds(const Cell& cell, const Pose& body_pose);
 Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
                           const QueryOptions& options = {});
 
+// Interference queries that reached the narrow phase since the process started (for benchmarks).
+long interference_query_count();
+
 // Writes the voxelized interference region of a pair (a FloatGrid fog volume of fill fractions,
 // world coordinates, voxel = the query's lattice spacing) to a .vdb file. Returns false (and writes
 // nothing) when the cells do not overlap.
