@@ -397,7 +397,10 @@ struct FieldVertex {
 // innermost bracketing point, with the column seen from inside (for a vertical wall G stays finite).
 FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns) {
   double t_in = 0, t_out = 1, f_in = a.c.G, f_out = b.c.G;
-  bool false_position = pr.convex && std::isfinite(f_out);
+  // False position needs a gap that is continuous across the rim. A wall nearly parallel to the
+  // columns (a slightly tilted box side) gives a huge inverted chord outside instead, and Illinois
+  // would creep from the inside end for dozens of steps: bisect those.
+  bool false_position = pr.convex && std::isfinite(f_out) && std::abs(f_out) < 1e3 * std::abs(f_in);
   FieldVertex best = a;
   int side = 0;
   for (int it = 0; it < 64 && t_out - t_in > 1e-6; ++it) {
@@ -433,6 +436,7 @@ struct Accum {
   struct Cut {
     std::array<double, 4> key;
     FieldVertex at;
+    bool hidden;
   };
   std::vector<Cut> cuts;
 };
@@ -488,11 +492,25 @@ FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y,
   const FieldVertex& in = x.c.in ? x : y;
   const FieldVertex& out = x.c.in ? y : x;
   const std::array<double, 4> key{in.u, in.v, out.u, out.v};
-  const auto hit = std::find_if(acc.cuts.begin(), acc.cuts.end(), [&](const Accum::Cut& c) { return c.key == key; });
-  const FieldVertex cut = hit != acc.cuts.end() ? hit->at : find_cut(pr, in, out, columns);
-  if (hit == acc.cuts.end()) acc.cuts.push_back({key, cut});
-  if (column_class(cut.c) != column_class(in.c)) hidden = true;
-  return cut;
+  auto hit = std::find_if(acc.cuts.begin(), acc.cuts.end(), [&](const Accum::Cut& c) { return c.key == key; });
+  if (hit == acc.cuts.end()) {
+    Accum::Cut c{key, find_cut(pr, in, out, columns), false};
+    if (column_class(c.at.c) != column_class(in.c)) {
+      // A third class between `in` and the rim. A wall nearly parallel to the columns (a slightly
+      // tilted box side) makes a sliver as wide as depth × tilt: under 1e-4 of the segment, drop it
+      // (cut at the kink); a wider one is resolved by subdividing the triangle.
+      FieldVertex far;
+      const FieldVertex kink = find_kink(pr, in, c.at, far, columns);
+      if (std::hypot(c.at.u - kink.u, c.at.v - kink.v) < 1e-4 * std::hypot(out.u - in.u, out.v - in.v))
+        c.at = kink;
+      else
+        c.hidden = true;
+    }
+    acc.cuts.push_back(c);
+    hit = acc.cuts.end() - 1;
+  }
+  hidden |= hit->hidden;
+  return hit->at;
 }
 
 void integrate_quad(const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, const FieldVertex& d, Accum& acc) {
