@@ -1,4 +1,5 @@
 // vcsim: the command-line front door. Exit status: 0 success, 2 bad input, 1 runtime failure.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@
 #include "engine/scenario_loader.h"
 #include "engine/simulation.h"
 #include "geometry/geometry_error.h"
+#include "tools/vcexport.h"
 
 namespace {
 
@@ -62,19 +64,126 @@ int print_input_error(const std::exception& e) {
   return 2;
 }
 
-int run_plot(const std::string& file, const std::string& dir) {
+int run_plot(const std::string& file, const std::string& dir, const std::vector<std::string>& extra) {
   const char* env = std::getenv("VCSIM_VCPLOT");
   const std::string script = env ? env : std::string(VCSIM_SOURCE_DIR) + "/tools/vcplot";
   // Debian's interpreter, which has python3-h5py and python3-matplotlib (a pyenv python may not).
   const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
   std::vector<std::string> args = {python, script, file};
   if (!dir.empty()) args.insert(args.end(), {"-o", dir});
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   execvp(python.c_str(), argv.data());
   std::cerr << "error: cannot run python3 " << script << ": " << std::strerror(errno) << "\n";
   return 1;
+}
+
+// Debian's interpreter, which has python3-h5py and python3-matplotlib (a pyenv python may not).
+std::string debian_python() { return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
+
+// Runs a command and waits for it; returns its exit status (1 if it could not run or was killed).
+// A Ctrl-C stops the child; this process outlives it to clean up.
+int run_and_wait(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto previous = std::signal(SIGINT, SIG_IGN);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    std::signal(SIGINT, previous);
+    std::cerr << "error: fork: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (pid == 0) {
+    std::signal(SIGINT, SIG_DFL);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "error: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  std::signal(SIGINT, previous);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+struct ExportCli {
+  std::string file, dir;
+  int frames = 100, resolution = 64;
+  double adaptivity = 0.01;
+  bool quiet = false;
+};
+
+int run_export(const ExportCli& cli) {
+  vcsim::viz::ExportOptions o;
+  o.input = cli.file;
+  o.output_dir = cli.dir;
+  o.frames = cli.frames;
+  o.resolution = cli.resolution;
+  o.adaptivity = cli.adaptivity;
+  o.quiet = cli.quiet;
+  try {
+    const auto s = vcsim::viz::export_vtk(o);
+    long triangles = 0;
+    for (long t : s.triangles) triangles += t;
+    std::cout << "scenario   " << s.scenario_name << " (" << cli.file << ")\n"
+              << "meshes     " << s.bodies.size() << " bodies, " << triangles << " triangles (OpenVDB, "
+              << s.mesh_seconds << " s)\n"
+              << "frames     " << s.frames << " from t = " << s.frame_times.front() << " to "
+              << s.frame_times.back() << " s (" << s.files << " files, " << s.write_seconds << " s)\n"
+              << "output     " << s.pvd << " (open in ParaView)\n";
+    return 0;
+  } catch (const vcsim::viz::BadOutputFile& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+struct AnimateCli {
+  std::string file, output, export_dir, png_dir, camera = "auto", size = "640x480";
+  int frames = 60, resolution = 48;
+  double fps = 15, elev = 22, azim = -55;
+};
+
+int run_animate(const AnimateCli& cli) {
+  namespace fs = std::filesystem;
+  vcsim::viz::ExportOptions o;
+  o.input = cli.file;
+  o.frames = cli.frames;
+  o.resolution = cli.resolution;
+  o.adaptivity = 0.01;
+  o.quiet = true;
+  const bool temporary = cli.export_dir.empty();
+  o.output_dir = temporary ? (fs::temp_directory_path() / ("vcsim_animate_" + std::to_string(getpid()))).string()
+                           : cli.export_dir;
+  vcsim::viz::ExportSummary s;
+  try {
+    s = vcsim::viz::export_vtk(o);
+  } catch (const vcsim::viz::BadOutputFile& e) {
+    std::cerr << e.what() << "\n";
+    if (temporary) fs::remove_all(o.output_dir);
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    if (temporary) fs::remove_all(o.output_dir);
+    return 1;
+  }
+  const std::string output =
+      cli.output.empty() ? fs::path(cli.file).replace_extension("").string() + ".gif" : cli.output;
+  const char* env = std::getenv("VCSIM_VCANIMATE");
+  const std::string script = env ? env : std::string(VCSIM_SOURCE_DIR) + "/tools/vcanimate";
+  std::vector<std::string> args = {debian_python(), script, s.pvd, "-o", output, "--title", s.scenario_name,
+                                   "--fps", std::to_string(cli.fps), "--size", cli.size, "--camera", cli.camera,
+                                   "--elev", std::to_string(cli.elev), "--azim", std::to_string(cli.azim)};
+  if (!cli.png_dir.empty()) args.insert(args.end(), {"--png-dir", cli.png_dir});
+  const int status = run_and_wait(args);
+  if (temporary) fs::remove_all(o.output_dir);
+  return status;
 }
 
 }  // namespace
@@ -106,6 +215,41 @@ int main(int argc, char** argv) {
   auto* plot = app.add_subcommand("plot", "Write PNG figures from an output file (tools/vcplot)");
   plot->add_option("file", plot_file, "vcsim HDF5 output")->required();
   plot->add_option("-o,--output-dir", plot_dir, "Directory for the figures (default: OUT-plots/)");
+  int plot_max_pairs = 0, plot_max_bodies = 0;
+  std::string plot_size;
+  plot->add_option("--max-pairs", plot_max_pairs, "Plot at most this many contact pairs, the busiest (default 6)")
+      ->check(CLI::PositiveNumber);
+  plot->add_option("--max-bodies", plot_max_bodies, "Plot at most this many moving bodies (default 6)")
+      ->check(CLI::PositiveNumber);
+  plot->add_option("--size", plot_size, "Figure size in pixels, WxH (default 1200x900)");
+
+  ExportCli ex;
+  auto* exp = app.add_subcommand("export", "Write ParaView files (.vtp meshes per frame + .pvd) from an output file");
+  exp->add_option("file", ex.file, "vcsim HDF5 output")->required();
+  exp->add_option("-o,--output-dir", ex.dir, "Directory for the files (default: OUT-vtk/)");
+  exp->add_option("--frames", ex.frames, "At most this many frames, evenly spaced in time (default 100)")
+      ->check(CLI::PositiveNumber);
+  exp->add_option("--resolution", ex.resolution, "Voxels along each body's largest extent (default 64)")
+      ->check(CLI::Range(8, 1024));
+  exp->add_option("--adaptivity", ex.adaptivity, "OpenVDB volumeToMesh adaptivity 0..1: larger, fewer triangles (default 0.01)")
+      ->check(CLI::Range(0.0, 1.0));
+  exp->add_flag("-q,--quiet", ex.quiet, "No progress output");
+
+  AnimateCli an;
+  auto* anim = app.add_subcommand("animate", "Render an animated GIF/MP4 of the bodies and contact forces");
+  anim->add_option("file", an.file, "vcsim HDF5 output")->required();
+  anim->add_option("-o,--output", an.output, "Animation file: .gif (Pillow) or .mp4 (ffmpeg) (default: OUT.gif)");
+  anim->add_option("--frames", an.frames, "At most this many frames (default 60)")->check(CLI::PositiveNumber);
+  anim->add_option("--fps", an.fps, "Frames per second of the animation (default 15)")->check(CLI::PositiveNumber);
+  anim->add_option("--resolution", an.resolution, "Voxels along each body's largest extent (default 48)")
+      ->check(CLI::Range(8, 512));
+  anim->add_option("--size", an.size, "Frame size in pixels, WxH (default 640x480)");
+  anim->add_option("--camera", an.camera, "auto, fixed (whole motion in view) or follow (tracks the free bodies)")
+      ->check(CLI::IsMember({"auto", "fixed", "follow"}));
+  anim->add_option("--elev", an.elev, "Camera elevation above the x-y plane, degrees (default 22)");
+  anim->add_option("--azim", an.azim, "Camera azimuth about z from +x, degrees (default -55)");
+  anim->add_option("--png-dir", an.png_dir, "Also keep the PNG frames in this directory");
+  anim->add_option("--export-dir", an.export_dir, "Keep the exported .vtp/.pvd files in this directory");
 
   try {
     app.parse(argc, argv);
@@ -114,7 +258,15 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
-  if (plot->parsed()) return run_plot(plot_file, plot_dir);
+  if (plot->parsed()) {
+    std::vector<std::string> extra;
+    if (plot_max_pairs > 0) extra.insert(extra.end(), {"--max-pairs", std::to_string(plot_max_pairs)});
+    if (plot_max_bodies > 0) extra.insert(extra.end(), {"--max-bodies", std::to_string(plot_max_bodies)});
+    if (!plot_size.empty()) extra.insert(extra.end(), {"--size", plot_size});
+    return run_plot(plot_file, plot_dir, extra);
+  }
+  if (exp->parsed()) return run_export(ex);
+  if (anim->parsed()) return run_animate(an);
 
   std::unique_ptr<tbb::global_control> thread_cap;
   if (threads > 0)
