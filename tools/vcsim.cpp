@@ -317,10 +317,10 @@ int main(int argc, char** argv) {
             << "x real time, " << used_threads << " threads)\n"
             << "energy     total " << s.initial_energy.total() << " J -> " << s.final_energy.total()
             << " J; largest rise " << s.max_energy_increase << " J"
-            << (s.passive ? (s.max_energy_increase <= 1e-6 * std::max(1.0, std::abs(s.initial_energy.total()))
-                                 ? " (never increased)"
-                                 : " (passive scene: see docs/output-format.md on energy tolerance)")
-                          : " (scene has external torques)")
+            << (!s.passive ? " (scene has applied torques: not checked)"
+                : s.max_energy_increase <= 1e-9 * std::max(1.0, std::abs(s.initial_energy.total()))
+                    ? " (never increased, within the 1e-9 relative round-off budget)"
+                    : " (INCREASED beyond the 1e-9 relative budget of docs/conventions.md)")
             << "\n"
             << "output     " << options.output_path << " (" << s.samples << " samples)\n";
   if (dump_vdb >= 0)
