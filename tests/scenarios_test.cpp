@@ -29,14 +29,14 @@
 #include "engine/scenario_loader.h"
 #include "engine/simulation.h"
 
+#include "tests/cli_support.h"
+
+using namespace cli;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kVcsim = VCSIM_BINARY;
-const std::string kSource = VCSIM_SOURCE_DIR;
 const std::string kScenarios = kSource + "/scenarios/";
-const std::string kPython = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 
 fs::path temp_dir() {
   fs::path d = fs::temp_directory_path() / ("vcsim_scenarios_test_" + std::to_string(getpid()));
@@ -45,22 +45,6 @@ fs::path temp_dir() {
 }
 
 std::string out_path(const std::string& name) { return (temp_dir() / (name + ".h5")).string(); }
-
-struct Run {
-  int status;
-  std::string output;
-};
-
-Run run(const std::string& args) {
-  const std::string cmd = kVcsim + " " + args + " 2>&1";
-  Run r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
 // Runs `scenario` (a file in scenarios/) into out_path(name) with the given --set overrides; REQUIREs success.
 std::string simulate(const std::string& name, const std::string& scenario, const std::vector<std::string>& sets = {}) {

@@ -15,13 +15,13 @@
 #include <set>
 #include <string>
 
+#include "tests/cli_support.h"
+
+using namespace cli;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kVcsim = VCSIM_BINARY;
-const std::string kSource = VCSIM_SOURCE_DIR;
-const std::string kPython = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 
 fs::path temp_dir() {
   // Removed when the test process exits.
@@ -34,21 +34,6 @@ fs::path temp_dir() {
   } dir;
   fs::create_directories(dir.path);
   return dir.path;
-}
-
-struct Run {
-  int status;
-  std::string output;
-};
-
-Run run_command(const std::string& cmd) {
-  Run r{0, ""};
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
 }
 
 Run vcsim(const std::string& args) { return run_command(kVcsim + " " + args); }

@@ -1,0 +1,35 @@
+// Shared by the tests that drive the vcsim binary as a user would: where the binary, the source tree
+// and Debian's python3 (which has h5py) are, and running the binary with its output captured.
+#pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+namespace cli {
+
+inline const std::string kVcsim = VCSIM_BINARY;
+inline const std::string kSource = VCSIM_SOURCE_DIR;
+inline const std::string kPython = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+
+struct Run {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+// Runs a shell command; status is its exit status, -1 if it did not exit normally.
+inline Run run_command(const std::string& cmd) {
+  Run r{0, ""};
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+// Runs `vcsim ARGS`.
+inline Run run(const std::string& args) { return run_command(kVcsim + " " + args); }
+
+}  // namespace cli
