@@ -50,8 +50,8 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
     r1 = column_moments(a, pa, b, pb, f1, s1);
     columns += r1.columns;
     if (r1.candidates == 0 || !r1.bounded || r1.too_large) break;
-    // Look closer until the coarse lattice has a few squares across the patch, so that its bounds
-    // (one coarse spacing of margin) clip the fine pass tightly.
+    // Look closer until the coarse lattice finds the patch at all (a patch thinner than the
+    // spacing slips between its columns).
     if (r1.moments.m0 > 0) break;
     s1 *= 0.25;
   }
