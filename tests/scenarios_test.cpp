@@ -453,8 +453,8 @@ expect_true('TT-6: |w_z| decays faster in the original run', rates.get('original
 }
 
 TEST_CASE("battery_box BB-1..BB-5: insertion with impacts, rest flat on the bottom plate at -100 N", "[.][long]") {
-  // 3 s at 250 us. Expensive on the current engine: the wedge contacts of the box on the rails cost 15-150 ms
-  // per query (long thin patches), estimated 1-2 h of wall time.
+  // 3 s at 250 us: 23 min with 1 thread on a loaded 2-core machine (Nov 2026 engine); the lug/rail and
+  // lug/wall contacts cost 10-30 ms per query, the final face-on-plate contact ~0.4 ms.
   const std::string out = simulate("bbox_full", "battery_box.yaml");
   CHECK(analyse("f = h5py.File('" + out + R"(', 'r')
 t = f['time'][:]
@@ -477,13 +477,17 @@ expect('BB-2: |w| at 2.5 s [rad/s]', np.linalg.norm(w[i]), 0, 1e-2)
 # Resting flat on the bottom plate: only the block/bottom_plate pair (index 0) carries the load.
 expect('block/bottom_plate volume share at the end', pv[-1, 0] / pv[-1].sum(), 0.99, 1.0)
 E = f['energy/total'][:]
-expect('BB-3: largest rise of E [J]', np.diff(E).max(), -np.inf, 1e-9 * abs(E[0]))
+# BB-3, "within voxel noise" (sheet): V is smooth to ~2e-4 of its change per step (docs/geometry.md), so the
+# integrated spring energy picks up ~2e-4 of its per-sample change, which reaches ~0.1-1 J during the plate
+# impacts: 1e-6 E0 = 3.5e-5 J. (The ledger's absolute level is not meaningful here: sliding on a J_v normal
+# tilted from the wall, the integral of -f_el v_n drifts by several J; see the report of issue 5.)
+expect('BB-3: largest rise of E [J]', np.diff(E).max(), -np.inf, 1e-6 * abs(E[0]))
 expect_true('BB-5: no NaN or Inf', bool(np.isfinite(F).all() and np.isfinite(v).all()))
 )") == 0);
 }
 
 TEST_CASE("battery_box BB-6: translating the whole scene by 100 m leaves f_x(t) unchanged", "[.][long]") {
-  // Two full runs (hours on the current engine). The interference moments are accumulated in a frame on the
+  // Two 1.5 s runs (~15 min each on the current engine). The interference moments are accumulated in a frame on the
   // overlap (docs/geometry.md), so moving everything 100 m changes only round-off: 0.1% (sheet BB-6).
   const std::string a = simulate("bbox_here", "battery_box.yaml", {"simulation.duration=1.5"});
   const std::string b = simulate("bbox_far", "battery_box.yaml",
