@@ -1,0 +1,248 @@
+// Validation suite (issue 10): vcsim against the other seed studies. Boos 2011 (quasi-static sphere and flat
+// cylinder on plates), Xie & Chakraborty (S1 box sliding, S3 cube corner -> edge -> face), LaFarge & Lewis
+// (Sandia point law), point against volumetric. References: shared/reference/boos-petersen.md,
+// shared/reference/xie-chakraborty-sandia.md; the decisions and the full table are in docs/validation.md.
+//
+// Every expected value is a closed form (cited by equation) or a published figure, never a number read off this
+// code's output; every tolerance says why it is what it is.
+//
+// Each check prints one line "VALIDATION | id | measured | reference | tolerance | ok" on stdout: tools/validate
+// collects them into docs/validation.md's table.
+//
+// Untagged tests are CI-fast (each well under 20 s on 2 shared cores); "[.][long]" ones are the full-length
+// versions, run by hand:  build/tests/validation_test "[long]".
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/scenario_loader.h"
+#include "engine/simulation.h"
+#include "engine/world.h"
+
+#include "tests/cli_support.h"
+
+using namespace vcsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+const std::string kValidation = cli::kSource + "/scenarios/validation/";
+
+std::string num(double v, int digits = 17) {
+  std::ostringstream s;
+  s.precision(digits);
+  s << v;
+  return s.str();
+}
+
+// One line of the validation table, and the Catch check. rel_tol is relative to |reference|.
+bool report(const std::string& id, double measured, double reference, double rel_tol, const std::string& unit = "") {
+  const bool ok = std::abs(measured - reference) <= rel_tol * std::abs(reference);
+  std::printf("VALIDATION | %s | %.6g %s | %.6g %s | ±%.3g %% | %s\n", id.c_str(), measured, unit.c_str(), reference,
+              unit.c_str(), 100 * rel_tol, ok ? "ok" : "FAIL");
+  std::fflush(stdout);
+  INFO(id << ": measured " << measured << ", reference " << reference << ", rel tol " << rel_tol);
+  CHECK(ok);
+  return ok;
+}
+
+// A scenario loaded and built in-process, probed at prescribed poses (displacement control: Boos's rig drives the
+// specimen to a position and measures the force, Boos §3.1).
+class Probe {
+ public:
+  explicit Probe(const std::string& scenario, const std::vector<std::string>& overrides = {})
+      : built_(build_world(load_scenario(kValidation + scenario, overrides))) {}
+  World& world() { return built_.world; }
+  int body(const std::string& name) {
+    for (size_t i = 0; i < world().bodies.size(); ++i)
+      if (world().bodies[i].name == name) return static_cast<int>(i);
+    FAIL("no body " << name);
+    return -1;
+  }
+  // Contact result with `body` placed at (position, rotation), at rest.
+  contact::ContactResult at(const std::string& name, const Vec3& position, const Quat& rotation) {
+    VecX x = built_.initial_state;
+    const int off = world().bodies[body(name)].state_offset;
+    x.segment<3>(off) = position;
+    x[off + 3] = rotation.w();
+    x[off + 4] = rotation.x();
+    x[off + 5] = rotation.y();
+    x[off + 6] = rotation.z();
+    x.segment<6>(off + 7).setZero();
+    VecX dx(world().state_size());
+    std::vector<contact::ContactResult> results;
+    world().derivative(0, x, dx, &results);
+    return results.at(0);
+  }
+  // The value of a contact channel (first component) in a result of contact 0.
+  double channel(const contact::ContactResult& r, const std::string& name, int component = 0) {
+    size_t off = 0;
+    for (const auto& ch : world().contacts.at(0).pair->channels()) {
+      if (ch.name == name) return r.channels.at(off + component);
+      off += ch.width;
+    }
+    FAIL("no channel " << name);
+    return 0;
+  }
+
+ private:
+  BuiltWorld built_;
+};
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("vcsim_validation_test_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// Runs a scenario of scenarios/validation/ through the vcsim binary; REQUIREs success; returns the output path.
+std::string simulate(const std::string& name, const std::string& scenario, const std::vector<std::string>& sets = {}) {
+  const std::string out = (temp_dir() / (name + ".h5")).string();
+  std::string args = "run " + kValidation + scenario + " -q -o " + out;
+  for (const auto& s : sets) args += " --set '" + s + "'";
+  const cli::Run r = cli::run(args);
+  INFO(args << "\n" << r.output);
+  REQUIRE(r.status == 0);
+  return out;
+}
+
+// Python (h5py) analysis of run outputs. report() prints the same VALIDATION line as the C++ one.
+const std::string kPrelude = R"PY(
+import sys, h5py, numpy as np
+failed = []
+def report(id, measured, reference, rel_tol=None, unit='', abs_tol=None):
+    m = float(measured); r = float(reference)
+    tol = abs_tol if abs_tol is not None else rel_tol * abs(r)
+    ok = bool(abs(m - r) <= tol)
+    ts = ('±%.3g %s' % (abs_tol, unit)) if abs_tol is not None else ('±%.3g %%' % (100 * rel_tol))
+    print('VALIDATION | %s | %.6g %s | %.6g %s | %s | %s' % (id, m, unit, r, unit, ts, 'ok' if ok else 'FAIL'))
+    if not ok: failed.append(id)
+def finish():
+    sys.stdout.flush()
+    if failed:
+        print('FAILED:', ', '.join(failed)); sys.exit(1)
+)PY";
+
+int analyse(const std::string& code) {
+  static int counter = 0;
+  const fs::path script = temp_dir() / ("check_" + std::to_string(++counter) + ".py");
+  std::ofstream(script) << kPrelude << code << "\nfinish()\n";
+  std::fflush(stdout);
+  return std::system((cli::kPython + " " + script.string()).c_str());
+}
+
+// ---- Boos closed forms (boos-petersen.md §2) ----
+
+// Spherical cap, eq 3.11.
+double cap_volume(double R, double d) { return kPi / 3 * d * d * (3 * R - d); }
+
+// Cylindrical wedge: a flat face of radius r tilted by γ whose lowest rim point is δ below the plate. Derived in
+// docs/validation.md: V = tanγ ∫_{r−b}^{r} (u − (r − b)) 2√(r² − u²) du with b = δ/sinγ (the depth is measured
+// vertically; Boos's b = δ/tanγ differs by 1 − cosγ = 1.6e-5 at 0.32°), i.e.
+// V = tanγ r³ [(2/3) sin³φ − φ cosφ + sinφ cos²φ], φ = acos((r − b)/r) — Boos eqs 3.19-3.21 rearranged. b ≤ 2r.
+double wedge_volume(double r, double gamma, double d) {
+  const double b = d / std::sin(gamma), phi = std::acos((r - b) / r);
+  const double s = std::sin(phi), c = std::cos(phi);
+  return std::tan(gamma) * r * r * r * (2.0 / 3.0 * s * s * s - phi * c + s * c * c);
+}
+
+constexpr double kSphereR = 9.52e-3;  // Boos §3: 316 SS ball, Ø 19.05 mm
+constexpr double kCylR = 5e-3, kCylHalfLength = 5e-3;
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------------------
+// 1. Boos sphere on plates: F(δ) = k_V (π/3) δ² (3R − δ) within 0.5 %.
+
+TEST_CASE("Boos sphere, displacement control: F = k_V (pi/3) d^2 (3R - d)", "[validation][boos]") {
+  // δ from Boos's table of derived displacements at 1, 5, 10, 20 N (boos-petersen.md §3.2), one plate each; the
+  // reference force is the closed form at the probed δ (its value is the table's load to the table's 4 digits).
+  // Tolerance 0.5 % (issue 10): the volume enters the force linearly, geometry_tolerance 1e-3 bounds V to ~1e-3.
+  struct Plate {
+    const char* name;
+    double k_v;
+    std::vector<double> d;  // m
+  };
+  for (const Plate& p : {Plate{"Al", 7.59e13, {0.664e-6, 1.484e-6, 2.099e-6, 2.968e-6}},
+                         Plate{"Mg", 3.82e13, {0.936e-6, 2.092e-6, 2.959e-6, 4.184e-6}}}) {
+    Probe probe("boos_sphere.yaml", {"contacts[0].k_v=" + num(p.k_v)});
+    const double loads[] = {1, 5, 10, 20};
+    for (size_t i = 0; i < p.d.size(); ++i) {
+      const double d = p.d[i];
+      const auto r = probe.at("ball", Vec3(0, 0, kSphereR - d), Quat::Identity());
+      const double ref = p.k_v * cap_volume(kSphereR, d);
+      // The table's δ are the published load levels: the closed form reproduces them to the table's rounding.
+      CHECK(std::abs(ref - loads[i]) < 2e-3 * loads[i]);
+      report(std::string("Boos sphere ") + p.name + " F(δ=" + num(d * 1e6, 4) + " µm), displacement control",
+             r.force.z(), ref, 5e-3, "N");
+      CHECK(std::abs(r.force.x()) < 1e-9 * ref);
+    }
+  }
+}
+
+TEST_CASE("Boos sphere, load control: vcsim run settles at the closed-form depth", "[validation][boos]") {
+  // A constant load pushes the ball in (scenarios/validation/boos_sphere.yaml); at rest F_ext = k_V V(δ). The
+  // reference δ(F) is the root of the closed form (bisection in the script); tolerance 0.5 % on the force, i.e.
+  // F_ext against k_V V(δ_measured), as the issue states it. 2 loads x 2 plates (~1.5 s each); [long] does 6 loads.
+  std::string cases;
+  for (auto [plate, k] : {std::pair<const char*, double>{"Al", 7.59e13}, {"Mg", 3.82e13}})
+    for (double F : {5.0, 20.0}) {
+      const std::string out = simulate(std::string("boos_sphere_") + plate + "_" + num(F), "boos_sphere.yaml",
+                                       {"bodies.ball.force=[0,0,-" + num(F) + "]", "contacts[0].k_v=" + num(k)});
+      cases += "    ('" + out + "', '" + plate + "', " + num(k) + ", " + num(F) + "),\n";
+    }
+  REQUIRE(analyse(R"PY(
+R = 9.52e-3
+for out, plate, k, F in [
+)PY" + cases + R"PY(]:
+    with h5py.File(out, 'r') as f:
+        d = R - f['bodies/ball/position'][-1, 2]
+        fn = f['contacts/ball__plate/normal_force'][-1, 0]
+    report('Boos sphere %s load %g N: k_V V(δ measured)' % (plate, F), k * np.pi / 3 * d * d * (3 * R - d), F, 5e-3, 'N')
+    report('Boos sphere %s load %g N: contact normal_force at rest' % (plate, F), fn, F, 1e-3, 'N')
+)PY") == 0);
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// 2. Boos flat cylinder r = 5 mm, k_V = 8.82e12: perpendicular slope k_V π r²; misaligned 0.32°: k_V V_wedge.
+
+TEST_CASE("Boos flat cylinder perpendicular: F = k_V pi r^2 d", "[validation][boos]") {
+  // δ from the 20 N level (28.9 nm, boos-petersen.md §5 V6) to 10 µm: the force is linear with slope
+  // k_V π r² = 6.9272e8 N/m (eq 3.13). Tolerance 0.5 % (issue 10).
+  const double k_v = 8.82e12;
+  Probe probe("boos_cylinder.yaml");
+  for (double d : {28.87e-9, 0.1e-6, 1e-6, 10e-6}) {
+    const auto r = probe.at("cylinder", Vec3(0, 0, kCylHalfLength - d), Quat::Identity());
+    report("Boos cylinder ⊥ slope F/δ at δ=" + num(d * 1e6, 4) + " µm", r.force.z() / d, k_v * kPi * kCylR * kCylR,
+           5e-3, "N/m");
+  }
+}
+
+TEST_CASE("Boos flat cylinder misaligned 0.32 deg: F = k_V V_wedge(d)", "[validation][boos]") {
+  // Boos's fitted misalignment for Al (γ = 0.32°, Table 3.2) at the δ of 1, 5, 10, 20 N (boos-petersen.md §5 V6:
+  // 0.955, 1.820, 2.404, 3.175 µm) and 20 µm (still partial contact: 2r tanγ = 55.9 µm). Reference k_V V_wedge
+  // (closed form above). Tolerance 1 % (issue 10); the crescent-shaped patch is the hardest case of the column
+  // lattice (measured volume error ~0.2 % at geometry_tolerance 1e-3).
+  const double k_v = 8.82e12, gamma = 0.32 * kPi / 180;
+  Probe probe("boos_cylinder.yaml");
+  const Quat q(Eigen::AngleAxisd(gamma, Vec3::UnitX()));
+  const double touch = kCylR * std::sin(gamma) + kCylHalfLength * std::cos(gamma);  // lowest rim point at z = 0
+  const double loads[] = {1, 5, 10, 20, -1};
+  const double ds[] = {0.955e-6, 1.820e-6, 2.404e-6, 3.175e-6, 20e-6};
+  for (int i = 0; i < 5; ++i) {
+    const auto r = probe.at("cylinder", Vec3(0, 0, touch - ds[i]), q);
+    const double ref = k_v * wedge_volume(kCylR, gamma, ds[i]);
+    if (loads[i] > 0) CHECK(std::abs(ref - loads[i]) < 2e-3 * loads[i]);  // the published δ(F) levels
+    report("Boos cylinder 0.32° wedge F(δ=" + num(ds[i] * 1e6, 4) + " µm)", r.force.norm(), ref, 1e-2, "N");
+  }
+}
