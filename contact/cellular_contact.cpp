@@ -4,6 +4,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 
+#include "contact/contact_diagnostics.h"
+
 namespace vcsim::contact {
 
 CellularContact::CellularContact(const ModelParams& params, const geo::BodyGeometry& gi, const geo::BodyGeometry& gj,
@@ -26,7 +28,7 @@ geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, con
 
 std::vector<Channel> CellularContact::channels() const {
   const int np = num_pairs();
-  return {
+  std::vector<Channel> ch = {
       {"active_pairs", 1, "1", "number of overlapping cell pairs"},
       {"volume", 1, "m^3", "total interference volume over the cell pairs"},
       {"centroid", 3, "m", "volume-weighted centroid of the active pairs (world): the reported point of action"},
@@ -39,16 +41,22 @@ std::vector<Channel> CellularContact::channels() const {
       {"pair_c_v", np, "1", "Contensou C_v per cell pair"},
       {"pair_c_w", np, "1", "Contensou C_w per cell pair"},
   };
+  // Centre of pressure, moment about the normal, dimension (contact_diagnostics.h); active_pairs is above.
+  for (auto& c : diagnostic_channels())
+    if (c.name != "active_pairs") ch.push_back(c);
+  return ch;
 }
 
 void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
                                double* ds, ContactResult& r) const {
   const int np = num_pairs();
   std::vector<VolumetricEvaluation> ev(np);
+  std::vector<Mat3> inertia(np, Mat3::Zero());  // per pair, about its centroid (for the dimension diagnostic)
   // Each pair writes only its own slot; the grain-1 simple partitioner makes no cross-pair reduction.
   tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
     for (int k = range.begin(); k != range.end(); ++k) {
       const geo::Interference q = query(k, bi, bj);
+      inertia[k] = q.inertia;
       ev[k] = evaluate_volumetric(p_, q, bi, bj, memory_[k], s + k * kVolumetricStates, ds + k * kVolumetricStates);
     }
   }, tbb::simple_partitioner());
@@ -85,6 +93,24 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
   for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].s);
   for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].c_v);
   for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].c_w);
+  // Diagnostics of the whole pair: the normal is the force-weighted mean of the pairs' normals, the inertia the
+  // pairs' inertias moved to P (parallel axes), the centre of pressure that of the total wrench (F at P, couple C).
+  Vec3 n = Vec3::Zero();
+  Mat3 J = Mat3::Zero();
+  for (int k = 0; k < np; ++k) {
+    if (!ev[k].in_contact) continue;
+    n += (ev[k].normal_force > 0 ? ev[k].normal_force : ev[k].volume) * ev[k].normal;
+    const Vec3 d = ev[k].centroid - P;
+    J += inertia[k] + ev[k].volume * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+  }
+  Vec3 cop = Vec3::Zero();
+  double m_n = 0, dim = -1;
+  if (active > 0 && n.squaredNorm() > 0) {
+    n.normalize();
+    centre_of_pressure(n, F, P, C, cop, m_n);
+    dim = contact_dimension(vol, J, n);
+  }
+  r.channels.insert(r.channels.end(), {cop.x(), cop.y(), cop.z(), m_n, dim});
 }
 
 void CellularContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {

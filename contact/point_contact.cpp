@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "contact/contact_diagnostics.h"
 #include "contact/friction.h"
 #include "contact/normal_force.h"
 
@@ -27,7 +28,7 @@ void PointContact::initial_states(double* s) const {
 }
 
 std::vector<Channel> PointContact::channels() const {
-  return {
+  std::vector<Channel> ch = {
       {"penetration", 1, "m", "signed separation x along n (negative in contact, eq 3.2)"},
       {"normal", 3, "1", "contact normal n, from body j toward body i"},
       {"normal_force", 1, "N", "f_n (eq 3.19, clamped >= 0)"},
@@ -40,6 +41,8 @@ std::vector<Channel> PointContact::channels() const {
       {"impact_velocity", 1, "m/s", "latched normal impact velocity v_n^i"},
       {"slip_velocity", 3, "m/s", "tangential relative velocity v_t at the point of action"},
   };
+  for (auto& c : diagnostic_channels()) ch.push_back(c);  // point model: CoP = the point, moment 0, dimension 0
+  return ch;
 }
 
 void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
@@ -81,6 +84,13 @@ void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinemati
   r.channels = {g.x, n.x(), n.y(), n.z(), f_n, fr.force.x(), fr.force.y(), fr.force.z(),
                 z.x(), z.y(), z.z(), s[3], fr.s, fr.s > 0.5 ? 1.0 : 0.0, x_ro,
                 in_contact_ ? v_in_ : 0.0, v_t.x(), v_t.y(), v_t.z()};
+  ContactDiagnostics d;
+  if (overlap) {
+    d.center_of_pressure = g.point;  // one point of action, no couple (P15)
+    d.dimension = 0;
+    d.active_pairs = 1;
+  }
+  append_diagnostics(d, r.channels);
 }
 
 void PointContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "contact/contact_diagnostics.h"
 #include "contact/contact_normal.h"
 #include "contact/friction.h"
 #include "contact/normal_force.h"
@@ -120,7 +121,7 @@ geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyK
 }
 
 std::vector<Channel> VolumetricContact::channels() const {
-  return {
+  std::vector<Channel> ch = {
       {"volume", 1, "m^3", "interference volume V (eq 4.4)"},
       {"centroid", 3, "m", "centroid p_c of the interference volume (world), the point of action"},
       {"normal", 3, "1", "contact normal n (eigenvector of J_v), from body j toward body i"},
@@ -139,6 +140,8 @@ std::vector<Channel> VolumetricContact::channels() const {
       {"relaxation", 1, "m^3", "relaxation reference V_ro"},
       {"impact_velocity", 1, "m/s", "latched normal impact velocity v_cn^i"},
   };
+  for (auto& c : diagnostic_channels()) ch.push_back(c);  // centre of pressure, dimension (contact_diagnostics.h)
+  return ch;
 }
 
 void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
@@ -155,6 +158,13 @@ void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKin
                 e.friction_force.y(), e.friction_force.z(), e.spin_torque, e.rolling_torque.x(),
                 e.rolling_torque.y(), e.rolling_torque.z(), s[0], s[1], s[2], s[3], s[4], e.s,
                 e.s > 0.5 ? 1.0 : 0.0, e.c_v, e.c_w, s[5], mem_.in_contact ? mem_.v_in : 0.0};
+  ContactDiagnostics d;
+  if (e.in_contact) {
+    centre_of_pressure(e.normal, e.force, e.centroid, e.couple, d.center_of_pressure, d.normal_moment);
+    d.dimension = contact_dimension(q.volume, q.inertia, e.normal);
+    d.active_pairs = 1;
+  }
+  append_diagnostics(d, r.channels);
 }
 
 void VolumetricContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {

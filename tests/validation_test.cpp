@@ -246,3 +246,36 @@ TEST_CASE("Boos flat cylinder misaligned 0.32 deg: F = k_V V_wedge(d)", "[valida
     report("Boos cylinder 0.32° wedge F(δ=" + num(ds[i] * 1e6, 4) + " µm)", r.force.norm(), ref, 1e-2, "N");
   }
 }
+
+// ------------------------------------------------------------------------------------------------------------
+// 3. Xie & Chakraborty S1: unit cube sliding on its face (scenarios/validation/xie_s1_box_sliding.yaml).
+
+TEST_CASE("Xie-Chakraborty S1: box sliding with surface contact", "[validation][xie]") {
+  // Closed forms (xie-chakraborty-sandia.md §1.11 S1): a = μ g = 1.176 m/s², s(4) = 5·4 − 0.588·16 = 10.592 m,
+  // stop at 5/1.176 = 4.2517 s, rest at 5²/(2·1.176) = 10.6293 m, CoP ahead of the CM by μ h_cm = 0.060 m, path
+  // on y = 0.75 x. Tolerances: ±1 % on a, s(4) and the stop (issue 10); CoP ±1 mm (moment balance is exact; the
+  // 0.1 mm sink lowers h_cm by 1e-4 m, 0.2 % of the lead) and cross-track ≤ 2 mm (XC-S1-5); straightness 1 mm
+  // (XC-S1-1); Σ N = m g ± 0.5 % (XC-S1-6); rest distance ±0.05 m (XC-S1-4). The whole 4.5 s run (9000 steps).
+  const std::string out = simulate("xie_s1", "xie_s1_box_sliding.yaml");
+  REQUIRE(analyse(R"PY(
+with h5py.File(')PY" + out + R"PY(', 'r') as f:
+    t = f['time'][:]; x = f['bodies/cube/position'][:]; v = f['bodies/cube/velocity'][:]
+    g = f['contacts/cube__ground']; cop = g['center_of_pressure'][:]; N = g['normal_force'][:, 0]
+    dim = g['contact_dimension'][:, 0]
+sp = np.hypot(v[:, 0], v[:, 1]); u = np.array([0.8, 0.6])
+sl = (t > 0.05) & (sp > 0.05)                       # sliding, after the onset transient
+slope, icpt = np.polyfit(t[sl], sp[sl], 1)
+report('Xie S1 deceleration', -slope, 1.176, 1e-2, 'm/s²')
+i4 = np.argmin(abs(t - 4.0))
+report('Xie S1 distance at 4 s', np.hypot(*x[i4, :2]), 10.592, 1e-2, 'm')
+report('Xie S1 stop time (root of the sliding speed line)', -icpt / slope, 5 / 1.176, 1e-2, 's')
+report('Xie S1 rest distance', np.hypot(*x[-1, :2]), 25 / (2 * 1.176), None, 'm', abs_tol=0.05)
+report('Xie S1 speed at rest (4.5 s)', sp[-1], 0, None, 'm/s', abs_tol=1e-3)
+d = cop[:, :2] - x[:, :2]
+report('Xie S1 CoP lead ahead of the CM (mean while sliding)', np.mean(d[sl] @ u), 0.060, None, 'm', abs_tol=1e-3)
+report('Xie S1 CoP cross-track (max while sliding)', np.max(abs(d[sl, 0] * 0.6 - d[sl, 1] * 0.8)), 0, None, 'm', abs_tol=2e-3)
+report('Xie S1 path straightness (max distance from y = 0.75 x)', np.max(abs(x[:, 1] * 0.8 - x[:, 0] * 0.6)), 0, None, 'm', abs_tol=1e-3)
+report('Xie S1 normal force (mean while sliding)', np.mean(N[sl]), 9.8, 5e-3, 'N')
+report('Xie S1 contact dimension while sliding (2 = surface)', np.min(dim[sl]), 2, None, '', abs_tol=0)
+)PY") == 0);
+}

@@ -1,0 +1,54 @@
+#include "contact/contact_diagnostics.h"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+
+namespace vcsim::contact {
+
+void centre_of_pressure(const Vec3& n, const Vec3& F, const Vec3& p, const Vec3& C, Vec3& a, double& lambda_r) {
+  const double N = F.dot(n);
+  a = p;
+  if (N > 0) a += n.cross(C) / N;
+  lambda_r = n.dot(C - (a - p).cross(F));
+}
+
+double contact_dimension(double volume, const Mat3& inertia, const Vec3& n_in) {
+  if (!(volume > 0) || n_in.squaredNorm() == 0) return -1;
+  const Vec3 n = n_in.normalized();
+  const Mat3 C = (inertia.trace() / (2 * volume)) * Mat3::Identity() - inertia / volume;
+  const double var_n = std::max(n.dot(C * n), 0.0);
+  // Tangent basis (t1, t2) and the 2x2 covariance in it.
+  const Vec3 t1 = (std::abs(n.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).cross(n).normalized();
+  const Vec3 t2 = n.cross(t1);
+  Eigen::Matrix2d Ct;
+  Ct << t1.dot(C * t1), t1.dot(C * t2), t2.dot(C * t1), t2.dot(C * t2);
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> es(Ct);
+  const double var_b = std::max(es.eigenvalues()[0], 0.0), var_a = std::max(es.eigenvalues()[1], 0.0);
+  const double k2 = kDimensionRatio * kDimensionRatio;
+  if (var_a < k2 * var_n) return 0;
+  if (var_a >= k2 * var_b) return 1;
+  return 2;
+}
+
+std::vector<Channel> diagnostic_channels() {
+  return {
+      {"center_of_pressure", 3, "m",
+       "centre of pressure (Xie & Chakraborty's equivalent contact point): p + n x C/(F.n) on the plane through the "
+       "point of action normal to n (world)"},
+      {"normal_moment", 1, "N m", "net moment about the normal at the centre of pressure (on body i)"},
+      {"contact_dimension", 1, "1",
+       "dimension of the contact region: -1 none, 0 point, 1 line, 2 surface (interference inertia eigenvalues)"},
+      {"active_pairs", 1, "1", "number of contacting cell pairs"},
+  };
+}
+
+void append_diagnostics(const ContactDiagnostics& d, std::vector<double>& ch) {
+  ch.push_back(d.center_of_pressure.x());
+  ch.push_back(d.center_of_pressure.y());
+  ch.push_back(d.center_of_pressure.z());
+  ch.push_back(d.normal_moment);
+  ch.push_back(d.dimension);
+  ch.push_back(d.active_pairs);
+}
+
+}  // namespace vcsim::contact
