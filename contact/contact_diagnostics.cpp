@@ -25,9 +25,9 @@ double contact_dimension(double volume, const Mat3& inertia, const Vec3& n_in) {
   const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> es(Ct);
   const double var_b = std::max(es.eigenvalues()[0], 0.0), var_a = std::max(es.eigenvalues()[1], 0.0);
   const double k2 = kDimensionRatio * kDimensionRatio;
-  if (var_a < k2 * var_n) return 0;
-  if (var_a >= k2 * var_b) return 1;
-  return 2;
+  if (var_a < k2 * var_n) return 0;                          // about as deep as it is wide: point
+  if (var_b >= k2 * var_n && var_a < k2 * var_b) return 2;   // wide both ways, not elongated: surface
+  return 1;                                                  // wide one way only, or elongated: line
 }
 
 std::vector<Channel> diagnostic_channels() {

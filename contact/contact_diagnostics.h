@@ -25,7 +25,8 @@ void centre_of_pressure(const Vec3& n, const Vec3& F, const Vec3& p, const Vec3&
 // Dimension of a contact region from its volume V, inertia J (about the centroid, unit density) and normal n.
 // C = (tr J /(2V)) I − J/V is the covariance of the region; σ_n² = n·C·n, σ_a ≥ σ_b the principal standard
 // deviations of C in the tangent plane. Point (0) when σ_a < κ σ_n (the region is about as deep as it is wide:
-// a vertex digging in); line (1) when σ_a ≥ κ σ_b (an edge, a cylinder lying on its side); else surface (2).
+// a vertex digging in); surface (2) when σ_b ≥ κ σ_n and σ_a < κ σ_b (wide both ways, not elongated: a face, a
+// sphere's cap); otherwise line (1) (an edge, a cylinder on its side, a vertex sliver turning into an edge).
 // κ = 4. -1 when V ≤ 0.
 constexpr double kDimensionRatio = 4.0;
 double contact_dimension(double volume, const Mat3& inertia, const Vec3& n);

@@ -279,3 +279,97 @@ report('Xie S1 normal force (mean while sliding)', np.mean(N[sl]), 9.8, 5e-3, 'N
 report('Xie S1 contact dimension while sliding (2 = surface)', np.min(dim[sl]), 2, None, '', abs_tol=0)
 )PY") == 0);
 }
+
+// ------------------------------------------------------------------------------------------------------------
+// Xie & Chakraborty S3: cube vertex -> edge -> face, then sliding (scenarios/validation/xie_s3_cube_tipping.yaml).
+
+TEST_CASE("Xie-Chakraborty S3: cube corner -> edge -> face, then sliding", "[validation][xie]") {
+  // Stepped in-process (RK4 + accept_step, as engine/simulation.cpp does) because the paper's two impulses are
+  // velocity jumps at t = 1.0 s and 1.8 s (xie-chakraborty-sandia.md §1.10-1.11): Δv = (√2/2, −√2/2, 0) m/s,
+  // Δω = I⁻¹ (0.5, 0.5, 0) = (3, 3, 0) rad/s; then Δv = (10, −10, 0) m/s.
+  // References: modes in the order vertex (0), edge (1), face (2) with the edge reached before 1.0 s and the face
+  // before 1.8 s (XC-S3-2); rest heights √2/2 − h_edge and 0.5 − h_face with the closed-form sinks
+  // h_edge = √(m g/k_v) (right-angle edge: V = h² per metre), h_face = m g/(k_v A), ±1 mm (issue 10); sliding
+  // deceleration μ g = 1.96 m/s² ± 2 % (issue 10), heading along (1, −1)/√2 within 0.1° (XC-S3-4).
+  const Scenario sc = load_scenario(kValidation + "xie_s3_cube_tipping.yaml");
+  BuiltWorld bw = build_world(sc);
+  World& w = bw.world;
+  VecX x = bw.initial_state;
+  integ::Stepper stepper(*integ::method_from_name(sc.integrator), w.state_size());
+  const integ::OdeSystem sys = w.ode_system();
+  int cube = -1;
+  for (size_t i = 0; i < w.bodies.size(); ++i)
+    if (w.bodies[i].name == "cube") cube = static_cast<int>(i);
+  const int off = w.bodies[cube].state_offset;
+  size_t dim_off = 0;
+  for (const auto& ch : w.contacts[0].pair->channels()) {
+    if (ch.name == "contact_dimension") break;
+    dim_off += ch.width;
+  }
+  const double h = sc.step, m = 1, g = 9.8, k_v = 1e7, mu = 0.2;
+  const long n = std::lround(sc.duration / h), every = std::lround(0.01 / h);
+  std::vector<double> ts, zs, dims, vx, vy;
+  VecX dx(w.state_size());
+  std::vector<contact::ContactResult> res;
+  for (long k = 0; k <= n; ++k) {
+    const double t = k * h;
+    if (k == std::lround(1.0 / h)) {
+      x.segment<3>(off + 7) += Vec3(std::sqrt(0.5), -std::sqrt(0.5), 0);
+      x.segment<3>(off + 10) += Vec3(3, 3, 0);
+    }
+    if (k == std::lround(1.8 / h)) x.segment<3>(off + 7) += Vec3(10, -10, 0);
+    if (k % every == 0) {
+      w.derivative(t, x, dx, &res);
+      ts.push_back(t);
+      zs.push_back(x[off + 2]);
+      dims.push_back(res[0].channels.at(dim_off));
+      vx.push_back(x[off + 7]);
+      vy.push_back(x[off + 8]);
+    }
+    if (k == n) break;
+    stepper.step(sys, t, h, x);
+    REQUIRE(x.allFinite());
+    w.accept_step((k + 1) * h, x);
+  }
+  auto first = [&](double d) {
+    for (size_t i = 1; i < ts.size(); ++i)  // from 0.01 s: at t = 0 the vertex only touches (V ~ 1e-48)
+      if (dims[i] == d) return ts[i];
+    return 1e9;
+  };
+  std::string seq;
+  for (size_t i = 1; i < ts.size(); ++i) {
+    const char c = dims[i] < 0 ? '-' : char('0' + int(dims[i]));
+    if (seq.empty() || seq.back() != c) seq += c;
+  }
+  std::printf("S3 mode sequence (0 vertex, 1 edge, 2 face, - none): %s; first vertex %.2f s, edge %.2f s, face %.2f s\n",
+              seq.c_str(), first(0), first(1), first(2));
+  const bool order = first(0) < first(1) && first(1) < first(2) && first(1) < 1.0 && first(2) < 1.8;
+  std::printf("VALIDATION | Xie S3 mode order vertex -> edge -> face | %s (edge %.2f s, face %.2f s) | 0 -> 1 -> 2, edge < 1.0 s, face < 1.8 s | order | %s\n",
+              seq.c_str(), first(1), first(2), order ? "ok" : "FAIL");
+  CHECK(order);
+  auto mean_between = [&](const std::vector<double>& v, double a, double b) {
+    double s = 0;
+    int c = 0;
+    for (size_t i = 0; i < ts.size(); ++i)
+      if (ts[i] >= a && ts[i] <= b) s += v[i], ++c;
+    return s / c;
+  };
+  const double edge_ref = std::sqrt(0.5) - std::sqrt(m * g / k_v), face_ref = 0.5 - m * g / k_v;
+  report("Xie S3 rest height on the edge (0.8-1.0 s)", mean_between(zs, 0.8, 1.0), edge_ref, 1e-3 / edge_ref, "m");
+  report("Xie S3 rest height on a face (1.6-1.8 s)", mean_between(zs, 1.6, 1.8), face_ref, 1e-3 / face_ref, "m");
+  // Deceleration: least-squares slope of the speed while sliding after the second impulse (1.9 s to the end).
+  double st = 0, ss = 0, stt = 0, sts = 0;
+  int c = 0;
+  double max_heading = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i] < 1.9) continue;
+    const double sp = std::hypot(vx[i], vy[i]);
+    st += ts[i], ss += sp, stt += ts[i] * ts[i], sts += ts[i] * sp, ++c;
+    max_heading = std::max(max_heading, std::abs(std::atan2(vy[i], vx[i]) + kPi / 4) * 180 / kPi);
+  }
+  const double slope = (c * sts - st * ss) / (c * stt - st * st);
+  report("Xie S3 sliding deceleration after 1.8 s", -slope, mu * g, 2e-2, "m/s²");
+  std::printf("VALIDATION | Xie S3 heading while sliding (max deviation from (1, -1)) | %.3g ° | 0 ° | ±0.1 ° | %s\n",
+              max_heading, max_heading <= 0.1 ? "ok" : "FAIL");
+  CHECK(max_heading <= 0.1);
+}
