@@ -27,12 +27,13 @@ ModelParams resolve_parameters(const std::string& model, const std::map<std::str
   if (model == "point") {
     n.k = get("k");
     n.n = get("n");
+    n.alpha = get("alpha");
   } else {
     n.k = params.count("k_v") ? get("k_v") : equivalent_stiffness(get("k_v_i"), get("k_v_j"));
     n.r_n = get("r_n");
     m.friction.spin_scale = get("spin_scale");
   }
-  n.e_eff = get("e_eff");
+  n.e_eff = n.alpha > 0 ? 1.0 : get("e_eff");  // the Sandia law does not use e_eff
   n.d = damping_constant(n.e_eff);
   n.v_small = get("v_small");
   n.tau_r = get("tau_r");

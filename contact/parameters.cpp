@@ -44,6 +44,9 @@ std::vector<ParameterInfo> build_point() {
   std::vector<ParameterInfo> p = {
       {"k", "N/m^n", kRequired, "Hertz stiffness k of f_n = k |x|^n (eqs 2.1-2.4, 3.19)"},
       {"n", "1", 1.5, "Hertz exponent (3/2 for elastic spheres, eq 2.1)"},
+      {"alpha", "s/m", 0.0,
+       "Sandia nonlinear damping (LaFarge & Lewis 1998, Hunt-Crossley/Marhefka-Orin): when > 0, f_n = k d^n + "
+       "lambda d^n dd/dt with lambda = 1.5 alpha k replaces the e_eff law (e ~ 1 - alpha v_i); e_eff is then not used"},
   };
   for (auto& x : damping_parameters()) p.push_back(x);
   for (auto& x : friction_parameters()) p.push_back(x);
@@ -122,6 +125,7 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
   for (const auto& info : table) {
     if (!std::isnan(info.default_value) || has(info.name)) continue;
     if (volumetric && info.name == "k_v" && has("k_v_i") && has("k_v_j")) continue;
+    if (!volumetric && info.name == "e_eff" && has("alpha") && get("alpha") > 0) continue;  // Sandia law
     std::string what = "required parameter " + info.name + " [" + info.units + "]: " + info.description;
     issues.push_back({info.name, what});
   }
@@ -136,6 +140,9 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
   if (model == "point") {
     check("k", finite_pos(get("k")), "k > 0 and finite");
     check("n", std::isfinite(get("n")) && get("n") >= 1, "n >= 1");
+    check("alpha", std::isfinite(get("alpha")) && get("alpha") >= 0, "alpha >= 0 (0: the e_eff law)");
+    if (has("alpha") && get("alpha") > 0 && has("e_eff"))
+      issues.push_back({"alpha", "either e_eff (Gonthier's law) or alpha (Sandia's law), not both"});
   } else {
     check("k_v", finite_pos(get("k_v")), "k_v > 0 and finite");
     // Rigid bodies are the limit k -> inf (eq 4.128); both rigid gives no compliance at all.

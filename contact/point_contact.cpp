@@ -65,7 +65,10 @@ void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinemati
   const bool active = overlap && (in_contact_ || p_.normal.tau_r == 0);
   if (overlap) {
     const double v_in = in_contact_ ? v_in_ : v_n;
-    const double a = damping_factor(p_.normal.d, p_.normal.e_eff, v_in, p_.normal.v_small);
+    // Gonthier's a = −d/(e_eff |v_in|) (3.24, 3.43), or Sandia's constant a = −1.5 α: f_n = k δ^n + λ δ^n δ̇ with
+    // λ = 1.5 α k and δ̇ = −v_n (LaFarge & Lewis 1998, Hunt-Crossley / Marhefka-Orin).
+    const double a = p_.normal.alpha > 0 ? -1.5 * p_.normal.alpha
+                                         : damping_factor(p_.normal.d, p_.normal.e_eff, v_in, p_.normal.v_small);
     const double depth = active ? -(g.x - x_ro) : 0.0;
     f_n = hertz_normal_force(p_.normal.k, p_.normal.n, depth, a, v_n);
     f_el = hertz_elastic_force(p_.normal.k, p_.normal.n, depth);
