@@ -15,7 +15,9 @@ namespace vcsim::contact {
 // A contact-model input error; what() is "file:line:column: error: key.path: expected ...".
 struct ContactError : std::runtime_error {
   ContactError(const geo::SourceLocation& where, const std::string& expected)
-      : std::runtime_error(geo::format_location_message(where, expected)) {}
+      : std::runtime_error(geo::format_location_message(where, expected)), where(where), expected(expected) {}
+  geo::SourceLocation where;
+  std::string expected;
 };
 
 struct NormalParams {

@@ -18,6 +18,14 @@ inline std::string format_input_error(const std::string& file, int line, int col
   return msg + expected;
 }
 
+// Geometry and contact errors (geo::GeometryError, contact::ContactError) state what was expected
+// without the word ("a closed mesh ..., but ..."); front ends print them as "expected a closed mesh ...",
+// like the loader's. Messages that already say "expected" are kept.
+inline std::string with_expected(const std::string& text) {
+  if (text.rfind("expected", 0) == 0 || text.find(": expected") != std::string::npos) return text;
+  return "expected " + text;
+}
+
 struct InputError : std::runtime_error {
   // `expected` is the text after the key path, conventionally "expected ...; got ...".
   InputError(const std::string& file, int line, int column, const std::string& key_path,

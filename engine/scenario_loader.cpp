@@ -516,9 +516,13 @@ class Loader {
     const auto issues = contact::check_parameters(set.model, set.params);
     if (issues.empty()) return;
     const auto& issue = issues.front();
+    // contact::check_parameters ends value errors with " (got X)"; say it as "; got X" like every other message.
+    std::string expected = "expected " + issue.expected;
+    if (const size_t at = expected.rfind(" (got "); at != std::string::npos && expected.back() == ')')
+      expected = expected.substr(0, at) + "; got " + expected.substr(at + 6, expected.size() - at - 7);
     auto w = set.where.find(issue.key);
-    if (w != set.where.end()) fail(w->second.first, w->second.second, "expected " + issue.expected);
-    fail(section, path, "expected " + issue.expected);
+    if (w != set.where.end()) fail(w->second.first, w->second.second, expected);
+    fail(section, path, expected);
   }
 
  private:
@@ -649,9 +653,6 @@ Override apply_override(YAML::Node& root, const std::string& text, const std::st
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  Scenario sc;
-  sc.source_file = path;
-
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;
@@ -660,13 +661,30 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) throw InputError(path, 0, 0, "", std::string("expected a readable scenario file; got a read error"));
-  const std::string text = buf.str();
+  return load_scenario_text(buf.str(), path, overrides);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides) {
+  Scenario sc;
+  sc.source_file = path;
 
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw InputError(path, e.mark.line + 1, e.mark.column + 1, "", "expected valid YAML; got a syntax error: " + e.msg);
+    // YAML forbids tabs in indentation, and yaml-cpp then reports a confusing structural error: name the tab.
+    std::string hint;
+    for (size_t at = 0, line = 0; at < text.size(); ++line) {
+      const size_t end = std::min(text.find('\n', at), text.size());
+      const size_t first = text.find_first_not_of(' ', at);
+      if (first < end && text[first] == '\t' && static_cast<int>(line) <= e.mark.line) {
+        hint = " (line " + std::to_string(line + 1) + " is indented with a tab; YAML allows only spaces)";
+        break;
+      }
+      at = end + 1;
+    }
+    throw InputError(path, e.mark.line + 1, e.mark.column + 1, "",
+                     "expected valid YAML; got a syntax error: " + e.msg + hint);
   }
 
   Loader L(path);

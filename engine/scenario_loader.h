@@ -14,6 +14,11 @@ namespace vcsim {
 // Never touches the output file.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// The same from text already in memory (fuzzing, front ends): `path` names the text in messages, gives
+// the default name and output file, and is the directory that relative mesh files are resolved from.
+Scenario load_scenario_text(const std::string& text, const std::string& path,
+                            const std::vector<std::string>& overrides = {});
+
 // Edit distance used for "did you mean" hints (exposed for tests and other front ends).
 int levenshtein_distance(const std::string& a, const std::string& b);
 

@@ -16,9 +16,11 @@
 #include <iostream>
 #include <memory>
 
+#include "contact/model_params.h"
 #include "engine/input_error.h"
 #include "engine/scenario_loader.h"
 #include "engine/simulation.h"
+#include "engine/step_guard.h"
 #include "geometry/geometry_error.h"
 #include "tools/vcexport.h"
 
@@ -280,11 +282,19 @@ int main(int argc, char** argv) {
   } catch (const vcsim::InputError& e) {
     return print_input_error(e);
   } catch (const vcsim::geo::GeometryError& e) {
-    return print_input_error(e);
+    std::cerr << vcsim::geo::format_location_message(e.where, vcsim::with_expected(e.expected)) << "\n";
+    return 2;
+  } catch (const vcsim::contact::ContactError& e) {
+    std::cerr << vcsim::geo::format_location_message(e.where, vcsim::with_expected(e.expected)) << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << file << ": error: " << e.what() << "\n";
     return 2;
   }
+
+  // Step-size guard (engine/step_guard.h, docs/reliability.md): a warning, never a failure.
+  const vcsim::StepGuardReport guard = vcsim::check_step(scenario, built.world);
+  if (guard.too_large) std::cerr << file << ": " << guard.warning << "\n";
 
   if (check->parsed()) {
     std::cout << file << ": ok (" << scenario.bodies.size() << " bodies, " << scenario.contacts.size()

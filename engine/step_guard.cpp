@@ -1,0 +1,228 @@
+#include "engine/step_guard.h"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "geometry/interference.h"
+
+namespace vcsim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// A step is stable while the amplification's spectral radius is at most 1; 1e-9 absorbs the round-off
+// of forming the matrix (its entries are O(1) sums of O(1) stage terms).
+constexpr double kRadiusSlack = 1e-9;
+
+double inv(double m) { return std::isinf(m) ? 0.0 : 1.0 / m; }
+
+std::string num(double x) {
+  std::ostringstream s;
+  s.precision(3);
+  s << x;
+  return s.str();
+}
+
+// Walks a CSG tree: true when every primitive is smooth and curved (no flat faces).
+bool all_curved(const geo::CsgNode& n) {
+  if (n.op != geo::CsgNode::Op::Primitive) {
+    for (const auto& c : n.children)
+      if (!all_curved(c)) return false;
+    return true;
+  }
+  using K = geo::PrimitiveKind;
+  const K k = n.primitive.kind;
+  return k == K::Sphere || k == K::Ellipsoid || k == K::Capsule || k == K::Torus;
+}
+
+// Bounds of a body's geometry in its centre-of-mass frame; empty() or huge when unbounded.
+geo::Aabb body_bounds(const geo::BodyGeometry& g) {
+  geo::Aabb box;
+  for (const auto& c : g.cells) {
+    const geo::Aabb b = geo::world_bounds(c, Pose{});
+    box.min = box.min.cwiseMin(b.min);
+    box.max = box.max.cwiseMax(b.max);
+  }
+  return box;
+}
+
+bool bounded(const geo::Aabb& b) { return !b.empty() && b.min.cwiseAbs().maxCoeff() < 1e100 && b.max.cwiseAbs().maxCoeff() < 1e100; }
+
+}  // namespace
+
+double step_amplification(integ::Method method, const LinearMode& mode, double h) {
+  integ::OdeSystem sys;
+  sys.derivative = [&](double, const integ::VecX& y, integ::VecX& dy) {
+    dy.resize(2);
+    dy(0) = y(1);
+    dy(1) = -(mode.stiffness * y(0) + mode.damping * y(1)) / mode.mass;
+  };
+  sys.kinematic = {true, false};  // x is updated from the new velocity by semi-implicit Euler
+  integ::Stepper stepper(method, 2);
+  Eigen::Matrix2d A;
+  for (int col = 0; col < 2; ++col) {
+    integ::VecX y = integ::VecX::Zero(2);
+    y(col) = 1;
+    stepper.step(sys, 0, h, y);
+    A.col(col) = y;
+  }
+  return Eigen::EigenSolver<Eigen::Matrix2d>(A, false).eigenvalues().cwiseAbs().maxCoeff();
+}
+
+double max_stable_step(integ::Method method, const LinearMode& mode) {
+  const double rate = std::max(std::sqrt(mode.stiffness / mode.mass), mode.damping / mode.mass);
+  if (!(rate > 0)) return kInf;
+  const auto stable = [&](double h) { return step_amplification(method, mode, h) <= 1 + kRadiusSlack; };
+  double lo = 1e-3 / rate;
+  if (!stable(lo)) return 0;  // e.g. explicit Euler on an undamped oscillator: unstable at every step
+  double hi = lo;
+  for (int i = 0; i < 80 && stable(hi); ++i) lo = hi, hi *= 2;
+  if (stable(hi)) return kInf;
+  while (hi - lo > 1e-7 * lo) {
+    const double mid = 0.5 * (lo + hi);
+    (stable(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+std::vector<ModeEstimate> estimate_contact_modes(const ContactGuardInput& in, integ::Method method) {
+  std::vector<ModeEstimate> out;
+  const double f = in.load;
+  if (!(f > 0)) return out;  // no static load (e.g. no gravity): impacts only, nothing to linearise
+  const auto& np = in.params.normal;
+  const auto& fp = in.params.friction;
+
+  // Normal mode: the pair's relative motion along n with the reduced mass, linearised at the static load.
+  ModeEstimate normal;
+  normal.contact = in.name;
+  normal.mode = "normal";
+  normal.linear.mass = 1.0 / (inv(in.mass_i) + inv(in.mass_j));
+  std::ostringstream why;
+  if (in.model == "point") {
+    // f = k x^n (eqs 2.1-2.4, 3.19) at the static depth x_s = (f/k)^(1/n): df/dx = n k^(1/n) f^((n-1)/n).
+    normal.linear.stiffness = np.n * std::pow(np.k, 1 / np.n) * std::pow(f, (np.n - 1) / np.n);
+    why << "Hertz df/dx = n k^(1/n) f^((n-1)/n)";
+  } else {
+    // f = k_v V (eq 4.62): df/dx = k_v A, A the contact area. Curved: a cap of radius R, V = pi R x^2 at the
+    // static load, A = 2 pi R x. Flat: A = the face.
+    double area = in.flat_area;
+    if (in.radius > 0) {
+      const double depth = std::sqrt(f / (np.k * M_PI * in.radius));
+      area = 2 * M_PI * in.radius * depth;
+      why << "k_v A, A = 2 pi R x_s = " << num(area) << " m^2 (cap, R = " << num(in.radius) << " m)";
+    } else {
+      why << "k_v A, A = " << num(area) << " m^2 (flat face)";
+    }
+    normal.linear.stiffness = np.k * area;
+  }
+  why << "; f = " << num(f) << " N, m = " << num(normal.linear.mass) << " kg";
+  normal.formula = why.str();
+  normal.max_step = max_stable_step(method, normal.linear);
+  out.push_back(normal);
+  // Hysteretic damping f (1 + a v_n), a = -d/(e_eff max(|v_in|, v_small)) (eqs 3.24, 3.43), v_in latched at
+  // the start of each contact episode: c = f |a| is largest, f d/(e_eff v_small), for an episode that starts
+  // slower than v_small. Conditional: a dropped body keeps its impact speed's much smaller |a|.
+  if (np.e_eff < 1 && np.v_small > 0) {
+    ModeEstimate damped = normal;
+    damped.mode = "normal, damping latched at v_small";
+    damped.conditional = true;
+    damped.linear.damping = f * np.d / (np.e_eff * np.v_small);
+    damped.formula += ", c = f d/(e_eff v_small) = " + num(damped.linear.damping) + " N s/m";
+    damped.max_step = max_stable_step(method, damped.linear);
+    out.push_back(damped);
+  }
+
+  // Bristle in stiction: m_t x'' = -f (sigma1 + sigma2) x' - f sigma0 x (eqs 3.35-3.42, 4.227-4.230), with the
+  // tangential effective mass of the contact point, 1/m_t = sum 1/m + d^2/I (docs/contact-models.md).
+  if (fp.mu_s > 0 || fp.mu_c > 0) {
+    ModeEstimate b;
+    b.contact = in.name;
+    b.mode = "bristle (stiction)";
+    const double inv_mt = inv(in.mass_i) + in.lever_i * in.lever_i * inv(in.inertia_i) + inv(in.mass_j) +
+                          in.lever_j * in.lever_j * inv(in.inertia_j);
+    b.linear.mass = 1.0 / inv_mt;
+    b.linear.damping = f * (fp.sigma1 + fp.sigma2);
+    b.linear.stiffness = f * fp.sigma0;
+    b.formula = "f (sigma1 + sigma2) / m_t = " + num(b.linear.damping / b.linear.mass) + " 1/s, f sigma0 / m_t = " +
+                num(b.linear.stiffness / b.linear.mass) + " 1/s^2; f = " + num(f) + " N, m_t = " +
+                num(b.linear.mass) + " kg";
+    b.max_step = max_stable_step(method, b.linear);
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<ContactGuardInput> contact_guard_inputs(const Scenario& scenario, const World& world) {
+  std::vector<ContactGuardInput> out;
+  for (size_t k = 0; k < world.contacts.size() && k < scenario.contacts.size(); ++k) {
+    const ContactSlot& c = world.contacts[k];
+    const ContactSpec& spec = scenario.contacts[k];
+    ContactGuardInput in;
+    in.name = c.name;
+    in.model = c.model;
+    in.params = contact::resolve_parameters(spec.model, spec.params, spec.where);
+    const RigidBody* side[2] = {&world.bodies[c.body_i], &world.bodies[c.body_j]};
+    double* mass[2] = {&in.mass_i, &in.mass_j};
+    double* inertia[2] = {&in.inertia_i, &in.inertia_j};
+    double* lever[2] = {&in.lever_i, &in.lever_j};
+    double load[2] = {kInf, kInf};
+    geo::Aabb box[2];
+    for (int s = 0; s < 2; ++s) {
+      const RigidBody& b = *side[s];
+      box[s] = body_bounds(b.geometry);
+      if (b.fixed) {
+        *mass[s] = *inertia[s] = kInf;
+        continue;
+      }
+      *mass[s] = b.mass;
+      *inertia[s] = Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia_body).eigenvalues()(0);
+      // A lower bound of the distance from the centre of mass to the surface of a convex body.
+      if (bounded(box[s])) *lever[s] = std::max(0.0, std::min((-box[s].min).minCoeff(), box[s].max.minCoeff()));
+      load[s] = (b.mass * world.gravity + b.external_force).norm();
+    }
+    // The static load is the weight of the free body (the lighter one when both are free).
+    in.load = std::min(load[0], load[1]);
+    if (std::isinf(in.load)) in.load = 0;
+    // The contact's shape is that of the smaller bounded body.
+    int small = -1;
+    for (int s = 0; s < 2; ++s)
+      if (bounded(box[s]) && (small < 0 || (box[s].max - box[s].min).prod() < (box[small].max - box[small].min).prod()))
+        small = s;
+    if (small >= 0) {
+      Vec3 ext = box[small].max - box[small].min;
+      std::sort(ext.data(), ext.data() + 3);
+      const auto& geom = scenario.bodies[small == 0 ? c.body_i : c.body_j].geometry;
+      if (geom && all_curved(*geom)) in.radius = 0.5 * ext(0);
+      else in.flat_area = ext(0) * ext(1);  // the smallest face of its box: a lower bound of a resting face
+    }
+    out.push_back(in);
+  }
+  return out;
+}
+
+StepGuardReport check_step(const Scenario& scenario, const World& world) {
+  StepGuardReport r;
+  const auto method = integ::method_from_name(scenario.integrator);
+  if (!method) return r;
+  for (const auto& in : contact_guard_inputs(scenario, world))
+    for (auto& m : estimate_contact_modes(in, *method)) r.modes.push_back(std::move(m));
+  for (size_t i = 0; i < r.modes.size(); ++i) {
+    r.max_step_all = std::min(r.max_step_all, r.modes[i].max_step);
+    if (!r.modes[i].conditional && r.modes[i].max_step < r.max_step)
+      r.max_step = r.modes[i].max_step, r.limiting = static_cast<int>(i);
+  }
+  r.too_large = r.limiting >= 0 && scenario.step > r.max_step;
+  if (r.too_large) {
+    const ModeEstimate& m = r.modes[r.limiting];
+    std::ostringstream w;
+    w << "warning: step " << scenario.step << " s is beyond " << scenario.integrator << "'s stability limit "
+      << num(m.max_step) << " s for the " << m.mode << " mode of contact '" << m.contact << "' (" << m.formula
+      << "); try <= " << num(0.9 * m.max_step) << " s (docs/reliability.md)";
+    r.warning = w.str();
+  }
+  return r;
+}
+
+}  // namespace vcsim
