@@ -1,10 +1,12 @@
 #include "engine/simulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
 
 #include "engine/output_hdf5.h"
+#include "engine/step_guard.h"
 
 namespace vcsim {
 namespace {
@@ -53,6 +55,55 @@ OutputSample make_sample(double t, const World& world, const VecX& x, const Ener
   return s;
 }
 
+// "try <= X s" for a run that blew up at step h: the step guard's limit over every mode (conditional ones
+// too) when h exceeds it, else a quarter of h (the guard's linear estimate was optimistic for this run).
+std::string suggestion(const StepGuardReport& guard, double h) {
+  std::ostringstream s;
+  s.precision(2);
+  if (guard.max_step_all < h) {
+    const auto& modes = guard.modes;
+    const auto m = std::min_element(modes.begin(), modes.end(), [](const auto& a, const auto& b) {
+      return a.max_step < b.max_step;
+    });
+    s << "step " << h << " s too large for the " << m->mode << " mode of contact '" << m->contact
+      << "' (stability limit " << m->max_step << " s, docs/reliability.md); try <= " << 0.9 * m->max_step << " s";
+  } else {
+    s << "step " << h << " s too large for the contact stiffness (k_v x contact area, or the bristle in stiction)"
+      << "; try <= " << 0.25 * h << " s";
+  }
+  return s.str();
+}
+
+// The moving bodies by kinetic energy, largest first ("'ball' (12.5 J), 'top' (0.1 J)"), and the contacts
+// in contact, for the failure messages.
+std::string describe_state(const World& world, const VecX& x, double t) {
+  std::vector<std::pair<double, std::string>> ke;
+  for (size_t i = 0; i < world.bodies.size(); ++i) {
+    const RigidBody& b = world.bodies[i];
+    if (b.fixed) continue;
+    const auto k = world.kinematics(x, static_cast<int>(i));
+    const Mat3 R = k.pose.rotation.normalized().toRotationMatrix();
+    const double e = 0.5 * b.mass * k.velocity.squaredNorm() +
+                     0.5 * k.angular_velocity.dot(R * b.inertia_body * R.transpose() * k.angular_velocity);
+    ke.emplace_back(e, b.name);
+  }
+  std::sort(ke.rbegin(), ke.rend());
+  std::ostringstream msg;
+  msg << "bodies by kinetic energy: ";
+  for (size_t i = 0; i < ke.size() && i < 4; ++i) msg << (i ? ", " : "") << "'" << ke[i].second << "' (" << ke[i].first << " J)";
+  if (ke.size() > 4) msg << ", ...";
+  std::vector<contact::ContactResult> results;
+  VecX dxdt(x.size());
+  if (x.allFinite()) {
+    world.derivative(t, x, dxdt, &results);
+    std::string touching;
+    for (size_t c = 0; c < results.size(); ++c)
+      if (results[c].in_contact) touching += (touching.empty() ? "'" : ", '") + world.contacts[c].name + "'";
+    msg << "; in contact: " << (touching.empty() ? "none" : touching);
+  }
+  return msg.str();
+}
+
 // Names what went non-finite, so the user knows where to look.
 std::string describe_blow_up(const World& world, const VecX& x, double t, double step) {
   std::ostringstream msg;
@@ -68,7 +119,6 @@ std::string describe_blow_up(const World& world, const VecX& x, double t, double
     msg << (first ? "" : ", ") << "contact '" << c.name << "'";
     first = false;
   }
-  msg << "; likely cause: step " << step << " s too large for the contact stiffness — try a smaller step";
   return msg.str();
 }
 
@@ -103,6 +153,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   const long sample_every =
       scenario.output_interval > 0 ? std::max(1L, std::lround(scenario.output_interval / h)) : 1L;
 
+  const StepGuardReport guard = check_step(scenario, world);  // for the "try <= X s" of a failure
   OutputWriter writer(options.output_path, make_layout(scenario, world));
   RunSummary summary;
   summary.passive = world.is_passive();
@@ -120,7 +171,8 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   };
 
   // Energy guard for passive scenes (docs/reliability.md): the total may not rise by more than half
-  // of the larger of the highest kinetic energy so far and the work of lifting every body by 1 cm.
+  // of the larger of the highest kinetic energy so far (of states whose energy had not risen) and the work
+  // of lifting every body by 1 cm.
   double lift_energy = 0;
   for (const auto& b : world.bodies)
     if (!b.fixed) lift_energy += b.mass * world.gravity.norm() * 0.01;
@@ -129,6 +181,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   double min_total = e.total(), max_kinetic = e.kinetic;
   write_sample(0, e);
 
+  VecX x_before(world.state_size());
   long step = 0;
   double t = 0;
   for (; step < total_steps; ++step) {
@@ -136,24 +189,32 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       summary.status = "interrupted";
       break;
     }
+    x_before = x;  // the last healthy state, to name the bodies and contacts if this step blows up
     stepper.step(system, t, h, x);
     t = (step + 1) * h;  // no accumulated round-off in the time vector
     if (!x.allFinite()) {
       summary.failed = true;
-      summary.failure_message = describe_blow_up(world, x, t, h);
+      std::ostringstream msg;
+      msg << describe_blow_up(world, x, t, h) << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
+          << "; likely cause: " << suggestion(guard, h);
+      summary.failure_message = msg.str();
       break;
     }
     world.accept_step(t, x);
     e = world.energies(x);
-    max_kinetic = std::max(max_kinetic, e.kinetic);
     const double rise = e.total() - min_total;
+    // The scale grows only with healthy states (rise within 1e-3 of it): the kinetic energy of an explosion
+    // in progress must not raise its own bound.
+    if (rise <= 1e-3 * std::max(max_kinetic, lift_energy)) max_kinetic = std::max(max_kinetic, e.kinetic);
     summary.max_energy_increase = std::max(summary.max_energy_increase, rise);
     min_total = std::min(min_total, e.total());
     if (summary.passive && rise > 0.5 * std::max(max_kinetic, lift_energy) + 1e-12) {
       summary.failed = true;
       std::ostringstream msg;
       msg << "energy explosion at t = " << t << " s: total energy rose by " << rise
-          << " J in a passive scene; likely cause: step " << h << " s too large for the contact stiffness";
+          << " J above its minimum in a passive scene (bound: half of max(peak kinetic energy, 1 cm lift work) = "
+          << 0.5 * std::max(max_kinetic, lift_energy) << " J, docs/reliability.md); at t = " << t - h << " s, "
+          << describe_state(world, x_before, t - h) << "; likely cause: " << suggestion(guard, h);
       summary.failure_message = msg.str();
       break;
     }
