@@ -55,30 +55,50 @@ int main() {
   table.kind = PrimitiveKind::HalfSpace;
   box.kind = PrimitiveKind::Box;
   box.size = Vec3(0.5, 0.5, 0.2);
+  Primitive table_box = box;  // ball_on_table's table: a 2 x 2 x 0.1 m box, top face at z = 0
+  table_box.size = Vec3(2.0, 2.0, 0.1);
   const Cell ball_c = one_cell(ball), small_c = one_cell(small_ball), table_c = one_cell(table), box_c = one_cell(box);
+  const Cell table_box_c = one_cell(table_box);
   auto cap = [](double R, double h) { return M_PI * h * h * (3 * R - h) / 3; };
   const std::vector<Case> cases{
       {"sphere R=0.1 m, h=2.5 mm", ball_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.1 - 2.5e-3), Quat::Identity()}, Pose{},
+       cap(0.1, 2.5e-3)},
+      {"sphere R=0.1 m on a box table, h=2.5 mm", ball_c, table_box_c,
+       Pose{Vec3(0.0123, -0.0456, 0.1 - 2.5e-3), Quat::Identity()}, Pose{Vec3(0, -0.7, -0.05), Quat::Identity()},
        cap(0.1, 2.5e-3)},
       {"box 0.5x0.5 m face, h=0.1 mm", box_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.1 - 1e-4), Quat::Identity()},
        Pose{}, 0.25 * 1e-4},
       {"sphere R=15 mm, h=8.3 um", small_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.015 - 8.3e-6), Quat::Identity()},
        Pose{}, cap(0.015, 8.3e-6)},
   };
-  std::printf("| case | tolerance | spacing (m) | columns | V rel. error | 1 thread (us) | 2 threads (us) |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("| case | engine | tolerance | spacing (m) | columns | V rel. error | 1 thread (us) | 2 threads (us) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const Case& c : cases) {
+    // The closed form (planar cells, sphere caps) where the pair has one: no tolerance, no lattice.
+    QueryOptions exact;
+    const Interference xe = interference(c.ci, c.pi, c.cj, c.pj, exact);
+    if (xe.columns == 0) {
+      double t[2];
+      for (int threads : {1, 2}) {
+        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, threads);
+        t[threads - 1] = median_us([&] { interference(c.ci, c.pi, c.cj, c.pj, exact); });
+      }
+      std::printf("| %s | closed form | - | - | 0 | %.2e | %.2f | %.2f |\n", c.name, std::abs(xe.volume / c.V_exact - 1),
+                  t[0], t[1]);
+    }
+    // The column engine (every pair): cost and error against the tolerance.
     std::vector<double> logs, logt;
     for (double tol : {1e-2, 3e-3, 1e-3, 3e-4, 1e-4}) {
       QueryOptions o;
       o.tolerance = tol;
+      o.closed_forms = false;
       const Interference x = interference(c.ci, c.pi, c.cj, c.pj, o);
       double t[2];
       for (int threads : {1, 2}) {
         tbb::global_control gc(tbb::global_control::max_allowed_parallelism, threads);
         t[threads - 1] = median_us([&] { interference(c.ci, c.pi, c.cj, c.pj, o); });
       }
-      std::printf("| %s | %.0e | %.3e | %ld | %.2e | %.1f | %.1f |\n", c.name, tol, x.spacing, x.columns,
+      std::printf("| %s | column | %.0e | %.3e | %ld | %.2e | %.1f | %.1f |\n", c.name, tol, x.spacing, x.columns,
                   std::abs(x.volume / c.V_exact - 1), t[0], t[1]);
       logs.push_back(std::log(x.spacing));
       logt.push_back(std::log(t[0]));
@@ -86,7 +106,8 @@ int main() {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     const double m = static_cast<double>(logs.size());
     for (size_t k = 0; k < logs.size(); ++k) sx += logs[k], sy += logt[k], sxx += logs[k] * logs[k], sxy += logs[k] * logt[k];
-    std::printf("| %s | fitted cost ∝ spacing^%.2f (1 thread) | | | | | |\n", c.name, (m * sxy - sx * sy) / (m * sxx - sx * sx));
+    std::printf("| %s | column: fitted cost ∝ spacing^%.2f (1 thread) | | | | | | |\n", c.name,
+                (m * sxy - sx * sy) / (m * sxx - sx * sx));
   }
   return 0;
 }

@@ -47,14 +47,17 @@ def micro(build):
     rows = []
     for line in out.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 7 and re.match(r"^[0-9][0-9.e+-]*$", cells[1]):
-            rows.append({"case": cells[0], "tolerance": float(cells[1]), "spacing_m": float(cells[2]),
-                         "columns": int(cells[3]), "V_rel_error": float(cells[4]),
-                         "us_1_thread": float(cells[5]), "us_2_threads": float(cells[6])})
-        m = re.match(r"^\| (.*) \| fitted cost ∝ spacing\^([-0-9.]+)", line)
+        if len(cells) == 8 and re.match(r"^([0-9][0-9.e+-]*|-)$", cells[2]):
+            exact = cells[1] == "closed form"
+            rows.append({"case": cells[0], "engine": cells[1],
+                         "tolerance": None if exact else float(cells[2]),
+                         "spacing_m": None if exact else float(cells[3]),
+                         "columns": int(cells[4]), "V_rel_error": float(cells[5]),
+                         "us_1_thread": float(cells[6]), "us_2_threads": float(cells[7])})
+        m = re.match(r"^\| (.*) \| column: fitted cost ∝ spacing\^([-0-9.]+)", line)
         if m:
             for r in rows:
-                if r["case"] == m.group(1):
+                if r["case"] == m.group(1) and r["engine"] == "column":
                     r["fitted_exponent"] = float(m.group(2))
     return rows, out
 
@@ -126,11 +129,12 @@ def markdown(res):
     L.append(f"Machine: {m['cpu']}, {m['cores']} cores, {m['os']}. Command: `{res['command']}`. "
              f"Date: {res['date']}.\n")
     L.append("### Interference query (median of repeated queries)\n")
-    L.append("| case | tolerance | columns | V rel. error | 1 thread (µs) | 2 threads (µs) | fitted cost exponent |")
-    L.append("|---|---|---|---|---|---|---|")
+    L.append("| case | engine | tolerance | columns | V rel. error | 1 thread (µs) | 2 threads (µs) | fitted cost exponent |")
+    L.append("|---|---|---|---|---|---|---|---|")
     for r in res["micro"]:
-        L.append(f"| {r['case']} | {r['tolerance']:.0e} | {r['columns']} | {r['V_rel_error']:.2e} | "
-                 f"{r['us_1_thread']:.1f} | {r['us_2_threads']:.1f} | {r.get('fitted_exponent', '')} |")
+        tol = "-" if r["tolerance"] is None else f"{r['tolerance']:.0e}"
+        L.append(f"| {r['case']} | {r['engine']} | {tol} | {r['columns']} | {r['V_rel_error']:.2e} | "
+                 f"{r['us_1_thread']:.2f} | {r['us_2_threads']:.2f} | {r.get('fitted_exponent', '')} |")
     L.append("\n### Scenarios\n")
     L.append("| scenario | threads | simulated (s) | wall (s) | real-time factor | RHS/s | queries/s | peak RSS (MiB) | status |")
     L.append("|---|---|---|---|---|---|---|---|---|")

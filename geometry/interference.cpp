@@ -8,8 +8,10 @@
 #include <cmath>
 #include <mutex>
 #include <cstdlib>
+#include <limits>
 
 #include "geometry/cell_impl.h"
+#include "geometry/exact_interference.h"
 #include "geometry/geometry_error.h"
 
 namespace vcsim::geo {
@@ -117,16 +119,13 @@ std::atomic<long> g_query_count{0};
 
 long interference_query_count() { return g_query_count.load(std::memory_order_relaxed); }
 
-Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
-                          const QueryOptions& options) {
+namespace {
+
+// The column engine (geometry/column_integration.h) for any pair of cells.
+Interference column_interference(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
+                                 const Pose& pose_j, const Vec3& lo, const Vec3& hi, const Vec3& centre_i,
+                                 const QueryOptions& options) {
   Interference out;
-  const Aabb bi = world_bounds(cell_i, pose_i), bj = world_bounds(cell_j, pose_j);
-  const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
-  if ((lo.array() >= hi.array()).any()) return out;  // broad phase: separated
-  if (!lo.allFinite() || !hi.allFinite()) return out;  // two unbounded cells: not supported (documented)
-  g_query_count.fetch_add(1, std::memory_order_relaxed);
-  const CellPrimitives& A = cell_i.impl->prims;
-  const CellPrimitives& B = cell_j.impl->prims;
   // Normal guess from j toward i: grad phi_j - grad phi_i at the centre of the overlap box (each
   // gradient points out of its cell). A degenerate gradient (a sphere's centre) contributes ~0.
   const Vec3 c = 0.5 * (lo + hi);
@@ -137,7 +136,7 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
     int k;
     (hi - lo).minCoeff(&k);
     n = Vec3::Unit(k);
-    if ((0.5 * (bi.min + bi.max) - c)[k] < 0) n = -n;
+    if ((centre_i - c)[k] < 0) n = -n;
   }
   n.normalize();
   Pass pass;
@@ -153,6 +152,101 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
   out.normal_estimate = n;
   out.depth_estimate = pass.r.max_chord;
   out.spacing = pass.spacing;
+  return out;
+}
+
+void set_moments(Interference& out, const RawMoments& m, const Vec3& origin) {
+  out.overlap = m.m0 > 0;
+  if (!out.overlap) return;
+  Vec3 c;
+  centroid_and_inertia(m, c, out.inertia);
+  out.volume = m.m0;
+  out.centroid = origin + c;
+}
+
+// The closed forms of geometry/exact_interference.h, for a pair of planar cells or a sphere against
+// planar cells (a sphere's own cell may hold planes too, like a tippe-top's cut ball). Returns false
+// for every other pair; `m` (about the origin) is empty when the cells do not overlap.
+bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B, const Pose& pose_j,
+                   const Vec3& origin, const Vec3& lo, const Vec3& hi, RawMoments& m) {
+  std::vector<Plane> planes;
+  int spheres = 0;
+  Vec3 centre;
+  double R = 0;
+  for (int side = 0; side < 2; ++side) {  // (A and B may be the same cell at two poses)
+    const CellPrimitives& cell = side == 0 ? A : B;
+    const Pose& pose = side == 0 ? pose_i : pose_j;
+    CellPrimitives planar;
+    for (const CellPrimitive& cp : cell) {
+      if (cp.primitive.kind == PrimitiveKind::Sphere && !cp.complement) {
+        ++spheres;
+        centre = pose.compose(cp.primitive.pose).position - origin;
+        R = cp.primitive.radius;
+      } else {
+        planar.push_back(cp);
+      }
+    }
+    const auto p = planar_cell_planes(planar, pose, origin);
+    if (!p) return false;
+    planes.insert(planes.end(), p->begin(), p->end());
+  }
+  m = RawMoments{};
+  if (spheres > 1) return false;
+  if (spheres == 0) {
+    m = convex_polyhedron_moments(planes, lo, hi);
+    return true;
+  }
+  // Planes that cut the ball; one that misses it entirely empties the intersection.
+  std::vector<const Plane*> cutting;
+  const Plane* deepest = nullptr;
+  double deepest_delta = -R;
+  for (const Plane& pl : planes) {
+    const double delta = pl.n.dot(centre) - pl.d;
+    if (delta >= R) return true;
+    if (delta <= -R) continue;
+    cutting.push_back(&pl);
+    if (delta > deepest_delta) deepest_delta = delta, deepest = &pl;
+  }
+  if (!deepest) {
+    m = sphere_cap_moments(centre, R, Plane{Vec3::UnitZ(), centre.z() + 2 * R});  // the whole ball
+    return true;
+  }
+  // The cap of the deepest plane is the whole region when it stays inside every other plane.
+  double clearance = std::numeric_limits<double>::infinity();
+  for (const Plane* other : cutting)
+    if (other != deepest) clearance = std::min(clearance, cap_clearance(centre, R, *deepest, *other));
+  m = clearance >= 0 ? sphere_cap_moments(centre, R, *deepest)
+                     : sliced_sphere_moments(centre, R, planes, deepest->n);
+  return true;
+}
+
+}  // namespace
+
+Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
+                          const QueryOptions& options) {
+  const Aabb bi = world_bounds(cell_i, pose_i), bj = world_bounds(cell_j, pose_j);
+  const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
+  if ((lo.array() >= hi.array()).any()) return {};  // broad phase: separated
+  if (!lo.allFinite() || !hi.allFinite()) return {};  // two unbounded cells: not supported (documented)
+  g_query_count.fetch_add(1, std::memory_order_relaxed);
+  const CellPrimitives& A = cell_i.impl->prims;
+  const CellPrimitives& B = cell_j.impl->prims;
+  // Coordinates local to the overlap keep every number small, far from the world origin too.
+  const Vec3 origin = 0.5 * (lo + hi);
+  RawMoments m;
+  if (!options.closed_forms || !exact_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, m))
+    return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
+  Interference out;
+  set_moments(out, m, origin);
+  if (!out.overlap) return out;
+  // The geometric normal estimate at the interference centroid (grad phi_j − grad phi_i: each
+  // gradient points out of its cell, so the difference points from j toward i).
+  const double h = 1e-6 * (hi - lo).maxCoeff();
+  const Vec3 n = gradient(B, pose_j, out.centroid, h) - gradient(A, pose_i, out.centroid, h);
+  if (n.norm() > 0) out.normal_estimate = n.normalized();
+  // Depth: the region's extent along the normal (its standard deviation × √12 for a uniform slab).
+  const Mat3 C = 0.5 * out.inertia.trace() * Mat3::Identity() - out.inertia;
+  out.depth_estimate = std::sqrt(std::max(12.0 * out.normal_estimate.dot(C * out.normal_estimate) / out.volume, 0.0));
   return out;
 }
 
@@ -197,7 +291,10 @@ MassProperties mass_properties(const BodyGeometry& geometry, double density, dou
 
 bool dump_interference_vdb(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
                            const QueryOptions& options, const std::string& path) {
-  const Interference x = interference(cell_i, pose_i, cell_j, pose_j, options);
+  // The column engine's lattice gives the voxel size (the closed forms have none).
+  QueryOptions column_options = options;
+  column_options.closed_forms = false;
+  const Interference x = interference(cell_i, pose_i, cell_j, pose_j, column_options);
   if (!x.overlap) return false;
   static std::once_flag init;
   std::call_once(init, [] { openvdb::initialize(); });

@@ -41,6 +41,7 @@ MassProperties mass_properties(const BodyGeometry& geometry, double density, dou
 struct QueryOptions {
   double tolerance = 1e-3;  // relative accuracy target (see docs/geometry.md)
   double max_voxel = 0;     // optional absolute cap on the finest voxel edge (m); 0: from tolerance
+  bool closed_forms = true; // exact fast paths where the pair has a closed form (planar cells, sphere caps)
 };
 
 struct Interference {

@@ -1,0 +1,379 @@
+#include "geometry/exact_interference.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vcsim::geo {
+namespace {
+
+struct Face {
+  Vec3 n;                 // outward unit normal
+  std::vector<Vec3> v;    // convex polygon, in order around the face
+};
+
+// The point where segment a–b crosses the plane (da, db: signed distances of opposite signs).
+// Computed from the lexicographically smaller end so that the two faces sharing an edge get the
+// bitwise same point.
+Vec3 crossing(const Vec3& a, double da, const Vec3& b, double db) {
+  const bool a_first = std::lexicographical_compare(a.data(), a.data() + 3, b.data(), b.data() + 3);
+  const Vec3& p = a_first ? a : b;
+  const Vec3& q = a_first ? b : a;
+  const double dp = a_first ? da : db, dq = a_first ? db : da;
+  return p + (q - p) * (dp / (dp - dq));
+}
+
+// Keeps the part of a convex polyhedron with n·x <= d; the new face is the polygon of the cut points.
+void clip(std::vector<Face>& faces, const Plane& pl) {
+  std::vector<Vec3> cut;
+  bool any_out = false;
+  for (Face& f : faces) {
+    std::vector<Vec3> kept;
+    const size_t m = f.v.size();
+    for (size_t k = 0; k < m; ++k) {
+      const Vec3& a = f.v[k];
+      const Vec3& b = f.v[(k + 1) % m];
+      const double da = pl.n.dot(a) - pl.d, db = pl.n.dot(b) - pl.d;
+      if (da <= 0) kept.push_back(a);
+      if (da == 0) cut.push_back(a);
+      if (da > 0) any_out = true;
+      if ((da < 0 && db > 0) || (da > 0 && db < 0)) {
+        const Vec3 x = crossing(a, da, b, db);
+        kept.push_back(x);
+        cut.push_back(x);
+      }
+    }
+    f.v.swap(kept);
+  }
+  if (!any_out) return;  // the plane does not cut: nothing changed
+  faces.erase(std::remove_if(faces.begin(), faces.end(), [](const Face& f) { return f.v.size() < 3; }), faces.end());
+  if (cut.size() < 3 || faces.empty()) return;
+  // Order the cut points around their mean (the cap is convex).
+  Vec3 mean = Vec3::Zero();
+  for (const Vec3& p : cut) mean += p;
+  mean /= static_cast<double>(cut.size());
+  const Vec3 u = pl.n.unitOrthogonal(), w = pl.n.cross(u);
+  std::vector<std::pair<double, Vec3>> ring;
+  for (const Vec3& p : cut) ring.emplace_back(std::atan2((p - mean).dot(w), (p - mean).dot(u)), p);
+  std::sort(ring.begin(), ring.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  Face cap{pl.n, {}};
+  for (const auto& r : ring) cap.v.push_back(r.second);
+  faces.push_back(std::move(cap));
+}
+
+// ---- slices: a disc clipped by lines ----
+
+using Vec2 = Eigen::Vector2d;
+
+struct Line2 {
+  Vec2 g;  // unit
+  double b;  // the half-plane g·x <= b
+};
+
+// ∫ over a slice of {1, x, y, x², xy, y²}.
+struct SliceMoments {
+  double a = 0, x = 0, y = 0, xx = 0, xy = 0, yy = 0;
+};
+
+// Green's theorem on a straight piece p → q: the forms ½(x dy − y dx), ½x² dy, −½y² dx, ⅓x³ dy,
+// ½x²y dy, −⅓y³ dx are cubic in the parameter, so two Gauss points are exact.
+void add_segment(const Vec2& p, const Vec2& q, SliceMoments& m) {
+  const Vec2 d = q - p;
+  for (double t : {0.5 - 0.5 / std::sqrt(3.0), 0.5 + 0.5 / std::sqrt(3.0)}) {
+    const double x = p.x() + t * d.x(), y = p.y() + t * d.y(), w = 0.5;
+    m.a += w * 0.5 * (x * d.y() - y * d.x());
+    m.x += w * 0.5 * x * x * d.y();
+    m.y -= w * 0.5 * y * y * d.x();
+    m.xx += w * x * x * x * d.y() / 3;
+    m.xy += w * 0.5 * x * x * y * d.y();
+    m.yy -= w * y * y * y * d.x() / 3;
+  }
+}
+
+// The same forms along the circle of radius r from angle t1 to t2 (counter-clockwise), in closed form.
+void add_arc(double r, double t1, double t2, SliceMoments& m) {
+  auto F = [r](double t, SliceMoments& out, double sign) {
+    const double s = std::sin(t), c = std::cos(t), r3 = r * r * r, r4 = r3 * r;
+    out.a += sign * 0.5 * r * r * t;
+    out.x += sign * 0.5 * r3 * (s - s * s * s / 3);
+    out.y += sign * 0.5 * r3 * (-c + c * c * c / 3);
+    out.xx += sign * r4 / 3 * (3 * t / 8 + std::sin(2 * t) / 4 + std::sin(4 * t) / 32);
+    out.xy += sign * r4 / 2 * (-c * c * c * c / 4);
+    out.yy += sign * r4 / 3 * (3 * t / 8 - std::sin(2 * t) / 4 + std::sin(4 * t) / 32);
+  };
+  F(t2, m, 1);
+  F(t1, m, -1);
+}
+
+SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
+  SliceMoments m;
+  if (!(r > 0)) return m;
+  // The polygon of the lines, inside a square around the disc (counter-clockwise).
+  const double L = 1.01 * r;
+  std::vector<Vec2> poly{{-L, -L}, {L, -L}, {L, L}, {-L, L}}, next;
+  for (const Line2& ln : lines) {
+    next.clear();
+    const size_t n = poly.size();
+    for (size_t k = 0; k < n; ++k) {
+      const Vec2& a = poly[k];
+      const Vec2& b = poly[(k + 1) % n];
+      const double da = ln.g.dot(a) - ln.b, db = ln.g.dot(b) - ln.b;
+      if (da <= 0) next.push_back(a);
+      if ((da < 0 && db > 0) || (da > 0 && db < 0)) next.push_back(a + (b - a) * (da / (da - db)));
+    }
+    poly.swap(next);
+    if (poly.size() < 3) return m;
+  }
+  // The parts of the polygon's edges inside the disc, in order; arcs join them where the boundary
+  // runs along the circle.
+  struct Piece {
+    Vec2 p, q;
+    bool ends_on_circle;
+  };
+  std::vector<Piece> pieces;
+  const size_t n = poly.size();
+  for (size_t k = 0; k < n; ++k) {
+    const Vec2 p = poly[k], d = poly[(k + 1) % n] - p;
+    const double A = d.squaredNorm(), B = p.dot(d), C = p.squaredNorm() - r * r;
+    const double disc = B * B - A * C;
+    if (A == 0 || disc <= 0) continue;
+    const double sq = std::sqrt(disc);
+    const double lo = std::max(0.0, (-B - sq) / A), hi = std::min(1.0, (-B + sq) / A);
+    if (lo < hi) pieces.push_back({p + lo * d, p + hi * d, hi < 1.0});
+  }
+  if (pieces.empty()) {
+    bool centre_inside = true;
+    for (const Line2& ln : lines) centre_inside &= ln.b >= 0;
+    if (centre_inside) {  // the whole disc
+      m.a = M_PI * r * r;
+      m.xx = m.yy = M_PI * r * r * r * r / 4;
+    }
+    return m;
+  }
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    add_segment(pieces[k].p, pieces[k].q, m);
+    if (!pieces[k].ends_on_circle) continue;
+    const Vec2& from = pieces[k].q;
+    const Vec2& to = pieces[(k + 1) % pieces.size()].p;
+    const double t1 = std::atan2(from.y(), from.x());
+    double t2 = std::atan2(to.y(), to.x());
+    while (t2 < t1) t2 += 2 * M_PI;
+    add_arc(r, t1, t2, m);
+  }
+  return m;
+}
+
+// Roots of a t² + 2 b t + c = 0 inside (lo, hi).
+void add_roots(double a, double b, double c, double lo, double hi, std::vector<double>& out) {
+  const double disc = b * b - a * c;
+  if (a == 0 || disc < 0) return;
+  const double q = -(b + std::copysign(std::sqrt(disc), b));
+  for (double t : {q / a, q != 0 ? c / q : -b / a})
+    if (t > lo && t < hi) out.push_back(t);
+}
+
+}  // namespace
+
+std::optional<std::vector<Plane>> planar_cell_planes(const CellPrimitives& cell, const Pose& body_pose,
+                                                     const Vec3& origin) {
+  std::vector<Plane> planes;
+  for (const CellPrimitive& cp : cell) {
+    const Primitive& pr = cp.primitive;
+    const Pose placed = body_pose.compose(pr.pose);
+    const Mat3 R = placed.rotation.toRotationMatrix();
+    const Vec3 p = placed.position - origin;
+    switch (pr.kind) {
+      case PrimitiveKind::Box:
+        if (cp.complement) return std::nullopt;
+        for (int k = 0; k < 3; ++k) {
+          const Vec3 a = R.col(k);
+          planes.push_back({a, 0.5 * pr.size[k] + a.dot(p)});
+          planes.push_back({-a, 0.5 * pr.size[k] - a.dot(p)});
+        }
+        break;
+      case PrimitiveKind::HalfSpace: {  // z <= 0 in its frame
+        const Vec3 a = R.col(2);
+        if (cp.complement) planes.push_back({-a, -a.dot(p)});
+        else planes.push_back({a, a.dot(p)});
+        break;
+      }
+      case PrimitiveKind::Slab: {
+        if (cp.complement) return std::nullopt;
+        const Vec3 a = R.col(2);
+        planes.push_back({a, 0.5 * pr.thickness + a.dot(p)});
+        planes.push_back({-a, 0.5 * pr.thickness - a.dot(p)});
+        break;
+      }
+      default: return std::nullopt;
+    }
+  }
+  return planes;
+}
+
+RawMoments convex_polyhedron_moments(const std::vector<Plane>& planes, const Vec3& lo, const Vec3& hi) {
+  std::vector<Face> faces;
+  for (int k = 0; k < 3; ++k) {
+    // The two faces normal to axis k, corners in order around each face.
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    for (int side = 0; side < 2; ++side) {
+      Face f{Vec3::Unit(k) * (side ? 1.0 : -1.0), {}};
+      for (int c = 0; c < 4; ++c) {
+        Vec3 x;
+        x[k] = side ? hi[k] : lo[k];
+        x[a] = (c == 1 || c == 2) ? hi[a] : lo[a];
+        x[b] = (c >= 2) ? hi[b] : lo[b];
+        f.v.push_back(x);
+      }
+      faces.push_back(std::move(f));
+    }
+  }
+  for (const Plane& pl : planes) {
+    clip(faces, pl);
+    if (faces.empty()) return {};
+  }
+  // Integrate over pyramids from a reference point inside (the vertex mean) to each face's fan
+  // triangles: tetrahedron (0, b, c, e) in reference coordinates has ∫x = V s/4 and
+  // ∫x xᵀ = V/20 (b bᵀ + c cᵀ + e eᵀ + s sᵀ), s = b + c + e.
+  Vec3 ref = Vec3::Zero();
+  size_t nv = 0;
+  for (const Face& f : faces)
+    for (const Vec3& x : f.v) ref += x, ++nv;
+  ref /= static_cast<double>(nv);
+  RawMoments m;
+  for (const Face& f : faces) {
+    const Vec3 b = f.v[0] - ref;
+    const double height = f.n.dot(b);  // >= 0: ref is inside the convex polyhedron
+    for (size_t k = 1; k + 1 < f.v.size(); ++k) {
+      const Vec3 c = f.v[k] - ref, e = f.v[k + 1] - ref;
+      const double V = std::abs((c - b).cross(e - b).dot(f.n)) * height / 6.0;
+      const Vec3 s = b + c + e;
+      m.m0 += V;
+      m.m1 += V * s / 4.0;
+      m.m2 += V / 20.0 * (b * b.transpose() + c * c.transpose() + e * e.transpose() + s * s.transpose());
+    }
+  }
+  // Shift from the reference point to the origin.
+  RawMoments o;
+  o.m0 = m.m0;
+  o.m1 = m.m1 + m.m0 * ref;
+  o.m2 = m.m2 + m.m1 * ref.transpose() + ref * m.m1.transpose() + m.m0 * ref * ref.transpose();
+  return o;
+}
+
+RawMoments sphere_cap_moments(const Vec3& c, double R, const Plane& pl) {
+  RawMoments m;
+  const double delta = pl.n.dot(c) - pl.d;  // centre's signed distance to the plane
+  if (delta >= R) return m;
+  const Mat3 I = Mat3::Identity();
+  if (delta <= -R) {  // the whole ball
+    m.m0 = 4.0 / 3.0 * M_PI * R * R * R;
+    m.m1 = m.m0 * c;
+    m.m2 = m.m0 * (c * c.transpose() + R * R / 5.0 * I);
+    return m;
+  }
+  // Cap of height h, τ measured along n from the ball's extreme point x_e = c − R n, where the
+  // section radius² is τ (2R − τ). Polynomials in h (not differences of antiderivatives at ±R):
+  // exact for the thinnest lenses (tippe-top: h = 8 µm, R = 15 mm).
+  const double h = R - delta, h2 = h * h, h3 = h2 * h, h4 = h3 * h, h5 = h4 * h;
+  const double V = M_PI * (R * h2 - h3 / 3.0);                                  // ∫ dV
+  const double S1 = M_PI * (2.0 * R * h3 / 3.0 - h4 / 4.0);                      // ∫ τ dV
+  const double S2 = M_PI * (R * h4 / 2.0 - h5 / 5.0);                            // ∫ τ² dV
+  const double P = M_PI / 4.0 * (4.0 * R * R * h3 / 3.0 - R * h4 + h5 / 5.0);   // ∫ u² dV, each transverse axis
+  const Vec3 n = pl.n, xe = c - R * n;
+  m.m0 = V;
+  m.m1 = V * xe + S1 * n;
+  m.m2 = V * xe * xe.transpose() + S1 * (xe * n.transpose() + n * xe.transpose()) + S2 * n * n.transpose() +
+         P * (I - n * n.transpose());
+  return m;
+}
+
+RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis) {
+  RawMoments out;
+  const Vec3 a = axis.normalized(), u = a.unitOrthogonal(), w = a.cross(u);
+  // Each plane is, in the slice at height τ (along a, from c), the line g·x <= β0 + β1 τ; a plane
+  // parallel to the slices bounds the range of τ instead.
+  double lo = -R, hi = R;
+  struct Moving {
+    Vec2 g;
+    double b0, b1;
+  };
+  std::vector<Moving> lines;
+  for (const Plane& pl : planes) {
+    const Vec2 g(pl.n.dot(u), pl.n.dot(w));
+    const double na = pl.n.dot(a), rest = pl.d - pl.n.dot(c);
+    const double gn = g.norm();
+    if (gn < 1e-12) {
+      if (na > 0) hi = std::min(hi, rest / na);
+      else lo = std::max(lo, rest / na);
+      continue;
+    }
+    lines.push_back({g / gn, rest / gn, -na / gn});
+  }
+  if (!(lo < hi)) return out;
+  // Heights where a slice changes shape: a line tangent to the disc (|β(τ)| = r(τ)), a vertex of two
+  // lines on the circle, a vertex of two lines crossing a third. Between them the slice moments are
+  // smooth, and Gauss–Legendre converges fast.
+  std::vector<double> breaks{lo, hi};
+  for (const Moving& l : lines) add_roots(l.b1 * l.b1 + 1, l.b0 * l.b1, l.b0 * l.b0 - R * R, lo, hi, breaks);
+  for (size_t i = 0; i < lines.size(); ++i)
+    for (size_t j = i + 1; j < lines.size(); ++j) {
+      Eigen::Matrix2d M;
+      M << lines[i].g.transpose(), lines[j].g.transpose();
+      if (std::abs(M.determinant()) < 1e-12) continue;
+      const Eigen::Matrix2d Mi = M.inverse();
+      const Vec2 v0 = Mi * Vec2(lines[i].b0, lines[j].b0), v1 = Mi * Vec2(lines[i].b1, lines[j].b1);
+      add_roots(v1.squaredNorm() + 1, v0.dot(v1), v0.squaredNorm() - R * R, lo, hi, breaks);
+      for (size_t k = 0; k < lines.size(); ++k) {
+        if (k == i || k == j) continue;
+        const double slope = lines[k].g.dot(v1) - lines[k].b1, gap = lines[k].g.dot(v0) - lines[k].b0;
+        if (slope != 0 && -gap / slope > lo && -gap / slope < hi) breaks.push_back(-gap / slope);
+      }
+    }
+  std::sort(breaks.begin(), breaks.end());
+  // 8-point Gauss–Legendre on [0, 1], through τ = p + (q − p)(3t² − 2t³): the map's vanishing slope
+  // at both ends absorbs the (τ − τ*)^(3/2) behaviour of a slice's area at a tangency.
+  static const double gx[8] = {0.0198550717512319, 0.1016667612931866, 0.2372337950418355, 0.4082826787521751,
+                               0.5917173212478249, 0.7627662049581645, 0.8983332387068134, 0.9801449282487681};
+  static const double gw[8] = {0.0506142681451881, 0.1111905172266872, 0.1568533229389436, 0.1813418916891810,
+                               0.1813418916891810, 0.1568533229389436, 0.1111905172266872, 0.0506142681451881};
+  RawMoments m;  // about c
+  std::vector<Line2> slice(lines.size());
+  for (size_t k = 0; k + 1 < breaks.size(); ++k) {
+    const double p = breaks[k], q = breaks[k + 1];
+    if (!(q > p)) continue;
+    for (int i = 0; i < 8; ++i) {
+      const double t = gx[i];
+      const double tau = p + (q - p) * t * t * (3 - 2 * t);
+      const double W = gw[i] * (q - p) * 6 * t * (1 - t);
+      for (size_t l = 0; l < lines.size(); ++l) slice[l] = {lines[l].g, lines[l].b0 + lines[l].b1 * tau};
+      const SliceMoments s = disc_moments(std::sqrt(std::max(R * R - tau * tau, 0.0)), slice);
+      if (s.a == 0) continue;
+      const Vec3 f = s.x * u + s.y * w;  // first moment of the slice about the axis
+      m.m0 += W * s.a;
+      m.m1 += W * (s.a * tau * a + f);
+      m.m2 += W * (s.a * tau * tau * a * a.transpose() + tau * (a * f.transpose() + f * a.transpose()) +
+                   s.xx * u * u.transpose() + s.yy * w * w.transpose() + s.xy * (u * w.transpose() + w * u.transpose()));
+    }
+  }
+  out.m0 = m.m0;
+  out.m1 = m.m1 + m.m0 * c;
+  out.m2 = m.m2 + m.m1 * c.transpose() + c * m.m1.transpose() + m.m0 * c * c.transpose();
+  return out;
+}
+
+double cap_clearance(const Vec3& c, double R, const Plane& cut, const Plane& other) {
+  const Vec3& n = other.n;
+  const Vec3 top = c + R * n;  // the ball's extreme point along n
+  double reach;
+  if (cut.n.dot(top) <= cut.d) {
+    reach = n.dot(c) + R;
+  } else {
+    // Otherwise the maximum is on the rim circle: centre c − δ n_cut, radius sqrt(R² − δ²).
+    const double delta = cut.n.dot(c) - cut.d;
+    const double rho = std::sqrt(std::max(R * R - delta * delta, 0.0));
+    const Vec3 t = n - n.dot(cut.n) * cut.n;
+    reach = n.dot(c - delta * cut.n) + rho * t.norm();
+  }
+  return other.d - reach;
+}
+
+}  // namespace vcsim::geo

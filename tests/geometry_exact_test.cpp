@@ -1,0 +1,296 @@
+// The closed-form fast paths of the interference query (geometry/exact_interference.h): convex
+// polyhedra (planar cells) and spherical caps. Expected values are closed forms, or the column engine
+// (an independent algorithm: root finding along columns on a lattice) within its own tolerance.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "geometry/cell_impl.h"
+#include "geometry/exact_interference.h"
+#include "geometry/interference.h"
+
+using namespace vcsim;
+using namespace vcsim::geo;
+
+namespace {
+
+Cell make_cell(const std::vector<Primitive>& prims) {
+  CsgNode root;
+  if (prims.size() == 1) {
+    root.primitive = prims[0];
+  } else {
+    root.op = CsgNode::Op::Intersection;
+    for (const Primitive& p : prims) {
+      CsgNode c;
+      c.primitive = p;
+      c.where.key_path = "test.child";
+      root.children.push_back(c);
+    }
+  }
+  root.where.key_path = "test";
+  return make_body_geometry(root, "").cells.at(0);
+}
+Primitive sphere(double r) {
+  Primitive p;
+  p.kind = PrimitiveKind::Sphere;
+  p.radius = r;
+  return p;
+}
+Primitive box(const Vec3& size, const Pose& pose = {}) {
+  Primitive p;
+  p.kind = PrimitiveKind::Box;
+  p.size = size;
+  p.pose = pose;
+  return p;
+}
+Primitive halfspace(const Pose& pose = {}) {
+  Primitive p;
+  p.kind = PrimitiveKind::HalfSpace;
+  p.pose = pose;
+  return p;
+}
+
+QueryOptions engine(bool closed_forms) {
+  QueryOptions o;
+  o.closed_forms = closed_forms;
+  return o;
+}
+
+Quat random_rotation(std::mt19937& rng) {
+  std::normal_distribution<double> g;
+  return Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
+}
+
+// Monte Carlo estimate of V (and its standard error) over the overlap of the two cells' bounds.
+std::pair<double, double> monte_carlo_volume(const Cell& ci, const Pose& pi, const Cell& cj, const Pose& pj, long n) {
+  const Aabb bi = world_bounds(ci, pi), bj = world_bounds(cj, pj);
+  const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  long hits = 0;
+  for (long k = 0; k < n; ++k) {
+    const Vec3 x = lo + (hi - lo).cwiseProduct(Vec3(u(rng), u(rng), u(rng)));
+    hits += cell_distance(ci.impl->prims, pi, x) < 0 && cell_distance(cj.impl->prims, pj, x) < 0;
+  }
+  const double box = (hi - lo).prod(), p = static_cast<double>(hits) / n;
+  return {box * p, box * std::sqrt(p * (1 - p) / n)};
+}
+
+int column_engine_misses = 0;  // poses where the column engine missed its limits (reported)
+
+// The closed-form path against the column engine, within the column engine's acceptance limits
+// (issue 3: V 1e-3 relative, centroid 1e-3 V^(1/3), inertia 5e-3 Frobenius). Where the two
+// disagree, a Monte Carlo estimate decides, and the closed form must be the one that is right.
+void agree(const char* label, const Cell& ci, const Pose& pi, const Cell& cj, const Pose& pj) {
+  const Interference a = interference(ci, pi, cj, pj, engine(true));
+  const Interference b = interference(ci, pi, cj, pj, engine(false));
+  INFO(label << ": V closed " << a.volume << " column " << b.volume << " (" << b.columns << " columns)");
+  REQUIRE(a.overlap == b.overlap);
+  if (!a.overlap) return;
+  CHECK(a.columns == 0);  // the fast path answered
+  const bool column_ok = std::abs(a.volume / b.volume - 1) < 1e-3 &&
+                         (a.centroid - b.centroid).norm() < 1e-3 * std::cbrt(b.volume) &&
+                         (a.inertia - b.inertia).norm() < 5e-3 * b.inertia.norm();
+  if (column_ok) return;
+  ++column_engine_misses;
+  const auto [V, sigma] = monte_carlo_volume(ci, pi, cj, pj, 4000000);
+  std::printf("%s: closed form V %.6e, column engine %.6e, Monte Carlo %.6e +- %.1e\n", label, a.volume, b.volume,
+              V, sigma);
+  CHECK(std::abs(a.volume - V) < 4 * sigma);  // 4 standard errors
+}
+
+}  // namespace
+
+TEST_CASE("Convex polyhedron moments: a rotated cube inside a box, and overlapping aligned boxes",
+          "[geometry][exact]") {
+  // A cube of side S, rotated, entirely inside a large box: the cube itself.
+  const double S = 0.3;
+  const Quat q(Eigen::AngleAxisd(0.7, Vec3(1, -2, 0.5).normalized()));
+  const Vec3 c(0.02, -0.01, 0.03);
+  const Interference x = interference(make_cell({box(Vec3::Constant(S))}), Pose{c, q},
+                                      make_cell({box(Vec3::Constant(2.0))}), Pose{});
+  REQUIRE(x.overlap);
+  CHECK(x.volume == Approx(S * S * S).epsilon(1e-12));
+  CHECK((x.centroid - c).norm() < 1e-14);
+  CHECK((x.inertia - S * S * S * S * S / 6 * Mat3::Identity()).norm() < 1e-12 * std::pow(S, 5));
+
+  // Two aligned boxes overlapping in a box a × b × c: V = abc, J = V/12 diag(b²+c², a²+c², a²+b²).
+  const Interference y = interference(make_cell({box(Vec3(1.0, 0.6, 0.4))}), Pose{Vec3(0.3, 0.1, -0.05), Quat::Identity()},
+                                      make_cell({box(Vec3(0.8, 0.8, 0.8))}), Pose{Vec3(-0.2, 0.2, 0.3), Quat::Identity()});
+  // The overlap box is the intersection of the two boxes' extents.
+  const Vec3 lo = Vec3(0.3 - 0.5, 0.1 - 0.3, -0.05 - 0.2).cwiseMax(Vec3(-0.2 - 0.4, 0.2 - 0.4, 0.3 - 0.4));
+  const Vec3 hi = Vec3(0.3 + 0.5, 0.1 + 0.3, -0.05 + 0.2).cwiseMin(Vec3(-0.2 + 0.4, 0.2 + 0.4, 0.3 + 0.4));
+  const Vec3 e = hi - lo;
+  const double V = e.prod();
+  REQUIRE(y.overlap);
+  CHECK(y.volume == Approx(V).epsilon(1e-12));
+  CHECK((y.centroid - 0.5 * (lo + hi)).norm() < 1e-14);
+  const Mat3 J = (V / 12 * Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
+                                e.x() * e.x() + e.y() * e.y())).asDiagonal();
+  CHECK((y.inertia - J).norm() < 1e-12 * J.norm());
+}
+
+TEST_CASE("Sphere cap closed form: moments against direct integration", "[geometry][exact]") {
+  // Independent check of the polynomial form: integrate the cap slice by slice (Simpson, 2000
+  // slices) for V, ∫τ and the transverse second moment.
+  const double R = 0.1;
+  for (double h : {1e-5, 2.5e-3, 0.05, 0.15}) {
+    const Plane pl{Vec3::UnitZ(), 0.0};
+    const RawMoments m = sphere_cap_moments(Vec3(0, 0, R - h), R, pl);
+    const int n = 2000;
+    double V = 0, S1 = 0, P = 0;
+    for (int k = 0; k <= n; ++k) {
+      const double tau = h * k / n, w = (k == 0 || k == n) ? 1 : (k % 2 ? 4 : 2);
+      const double r2 = tau * (2 * R - tau);  // section radius² at height τ above the lowest point
+      V += w * M_PI * r2, S1 += w * M_PI * r2 * tau, P += w * M_PI * r2 * r2 / 4;
+    }
+    V *= h / (3 * n), S1 *= h / (3 * n), P *= h / (3 * n);
+    INFO("h = " << h);
+    CHECK(m.m0 == Approx(V).epsilon(1e-10));
+    // ∫z dV with z = (R − h − R) + τ = τ − h (the lowest point at z = −h).
+    CHECK(m.m1.z() == Approx(S1 - h * V).epsilon(1e-9));
+    CHECK(m.m2(0, 0) == Approx(P).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("Closed forms agree with the column engine over random poses", "[geometry][exact]") {
+  std::mt19937 rng(20261123);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const Cell table = make_cell({box(Vec3(2.0, 2.0, 0.1))});
+  const Pose table_pose{Vec3(0, 0, -0.05), Quat::Identity()};
+  const Cell brick = make_cell({box(Vec3(0.3, 0.2, 0.1))});
+  // A chamfered bar: a box cut by a 45° half-space (the battery box's guide rails).
+  const Cell chamfered = make_cell(
+      {box(Vec3(0.35, 0.05, 0.05)), halfspace(Pose{Vec3(0, 0.0, 0.015), Quat(Eigen::AngleAxisd(M_PI / 4, Vec3::UnitX()))})});
+  const Cell ball = make_cell({sphere(0.05)});
+  // A tippe-top-like cell: a sphere cut by a plane through it.
+  const Cell cut_ball = make_cell({sphere(0.015), halfspace(Pose{Vec3(0, 0, 0.004), Quat::Identity()})});
+  for (int k = 0; k < 8; ++k) {
+    // Boxes with a corner, edge or face in the table, at random attitudes and depths of a few mm.
+    const Quat q = random_rotation(rng);
+    Pose p{Vec3(0.3 * u(rng), 0.3 * u(rng), 0), q};
+    const double lowest = world_bounds(brick, p).min.z();
+    p.position.z() -= lowest + 3e-3 * (1 + u(rng));  // 0–6 mm deep
+    agree("brick on table", brick, p, table, table_pose);
+    Pose pc{Vec3(0.3 * u(rng), 0.3 * u(rng), 0), random_rotation(rng)};
+    pc.position.z() -= world_bounds(chamfered, pc).min.z() + 2e-3 * (1 + u(rng));
+    agree("chamfered bar on table", chamfered, pc, table, table_pose);
+    // Two bricks interpenetrating at random attitudes.
+    agree("brick in brick", brick, Pose{Vec3(0.05 * u(rng), 0.05 * u(rng), 0.05 * u(rng)), random_rotation(rng)}, brick,
+          Pose{Vec3(0.1, 0, 0), random_rotation(rng)});
+    // A ball in the table, away from the edges (a cap).
+    agree("ball on table", ball, Pose{Vec3(0.5 * u(rng), 0.5 * u(rng), 0.05 - 2e-3 * (1 + u(rng))), random_rotation(rng)},
+          table, table_pose);
+    // The cut ball on its spherical side, tilted.
+    const Quat tilt(Eigen::AngleAxisd(0.4 * u(rng), Vec3(u(rng), u(rng), 0).normalized()));
+    Pose pt{Vec3(0.2 * u(rng), 0.2 * u(rng), 0), tilt};
+    pt.position.z() = 0.015 - 5e-4 * (1 + u(rng));
+    agree("cut ball on table", cut_ball, pt, table, table_pose);
+  }
+  std::printf("random poses: the column engine missed its limits on %d of 40 (see docs/geometry.md)\n",
+              column_engine_misses);
+}
+
+TEST_CASE("Sliced sphere: a cap sliced equals the closed form", "[geometry][exact]") {
+  // One plane, tilted, through a ball: the slicing path against the cap formula.
+  const Vec3 c(0.01, -0.02, 0.03), n = Vec3(0.2, -0.3, 1).normalized();
+  for (double delta : {0.0999, 0.09, 0.0, -0.05}) {
+    const Plane pl{n, n.dot(c) - delta};
+    const RawMoments a = sphere_cap_moments(c, 0.1, pl), b = sliced_sphere_moments(c, 0.1, {pl}, n);
+    INFO("delta " << delta);
+    CHECK(b.m0 == Approx(a.m0).epsilon(1e-12));
+    CHECK((b.m1 - a.m1).norm() < 1e-12 * a.m1.norm());
+    CHECK((b.m2 - a.m2).norm() < 1e-12 * a.m2.norm());
+  }
+}
+
+namespace {
+// V of a ball (radius R, centre height R − h above the table top z = 0, centre at distance e inside
+// the table's edge y = y_edge) below z = 0 and inside the edge, integrated independently slice by
+// slice: each horizontal slice is a disc of radius r cut by the chord at e, keeping
+// r² (π − acos(e/r)) + e √(r² − e²). Composite Simpson (4000 intervals per piece, through the
+// smoothstep map that tames the √ onset where r = |e|).
+double edge_ball_volume(double R, double h, double e) {
+  auto kept = [&](double tau) {
+    const double r2 = R * R - tau * tau;
+    if (r2 <= 0) return 0.0;
+    const double r = std::sqrt(r2);
+    if (e >= r) return M_PI * r2;
+    if (e <= -r) return 0.0;
+    return r2 * (M_PI - std::acos(e / r)) + e * std::sqrt(r2 - e * e);
+  };
+  const double top = -(R - h), kink = -std::sqrt(std::max(R * R - e * e, 0.0));
+  double V = 0;
+  for (auto [p, q] : {std::pair{-R, std::min(kink, top)}, std::pair{std::max(kink, -R), top}}) {
+    if (!(q > p)) continue;
+    const int n = 4000;
+    for (int k = 0; k <= n; ++k) {
+      const double t = static_cast<double>(k) / n, w = (k == 0 || k == n) ? 1 : (k % 2 ? 4 : 2);
+      V += w * kept(p + (q - p) * t * t * (3 - 2 * t)) * (q - p) * 6 * t * (1 - t) / (3.0 * n);
+    }
+  }
+  return V;
+}
+}  // namespace
+
+TEST_CASE("Sphere rolling over a box edge: exact cap, then the sliced ball, smooth throughout",
+          "[geometry][exact][smoothness]") {
+  // A ball of radius 0.1 m, 2.5 mm into a table whose edge is at y = 0.3 (ball_on_table). Before
+  // the cap reaches the side face the region is exactly the cap; past it, the sliced path takes
+  // over. Checked against an independent slice integral, and for smoothness across the switch.
+  const double R = 0.1, h = 2.5e-3;
+  const Cell ball = make_cell({sphere(R)});
+  const Cell table = make_cell({box(Vec3(2.0, 2.0, 0.1))});
+  const Pose table_pose{Vec3(0, -0.7, -0.05), Quat::Identity()};
+  const double V_cap = M_PI * h * h * (3 * R - h) / 3, rim = std::sqrt(h * (2 * R - h));
+  std::vector<double> V;
+  double worst_cap = 0, worst_ref = 0;
+  for (int k = 0;; ++k) {
+    const double y = 0.27 + 1e-4 * k;
+    if (y > 0.3 + rim) break;
+    const Interference x = interference(ball, Pose{Vec3(0.01, y, R - h), Quat::Identity()}, table, table_pose);
+    REQUIRE(x.overlap);
+    CHECK(x.columns == 0);
+    V.push_back(x.volume);
+    if (y + rim < 0.3) worst_cap = std::max(worst_cap, std::abs(x.volume / V_cap - 1));
+    // Relative to V_cap: the last slivers are ~1e-11 m³.
+    worst_ref = std::max(worst_ref, std::abs(x.volume - edge_ball_volume(R, h, 0.3 - y)) / V_cap);
+  }
+  // Smoothness: the second differences of V(y) against the largest first difference.
+  double max_d1 = 0, max_d2 = 0;
+  for (size_t k = 0; k + 2 < V.size(); ++k) {
+    max_d1 = std::max(max_d1, std::abs(V[k + 1] - V[k]));
+    max_d2 = std::max(max_d2, std::abs(V[k + 2] - 2 * V[k + 1] + V[k]));
+  }
+  std::printf("edge roll: %zu queries, all closed form; |V/V_cap - 1| before the edge %.2e; "
+              "max |V - slice integral| / V_cap %.2e; max |d2V| / max |dV| = %.2e\n",
+              V.size(), worst_cap, worst_ref, max_d2 / max_d1);
+  CHECK(worst_cap < 1e-12);       // the cap formula, to rounding
+  // The 8-point rule between break points vs a 4000-interval Simpson: ~1e-6 of V_cap at worst, when
+  // the centre nears the edge and the ball's pole (a branch point of the slice area) sits just
+  // outside the sub-interval; 1000× inside the 1e-3 V tolerance of issue 3.
+  CHECK(worst_ref < 1e-5);
+  CHECK(max_d2 < 0.05 * max_d1);  // no jump: a switch between paths would put d2V ~ dV
+}
+
+TEST_CASE("Exact paths reject what they cannot do, and empty intersections are empty", "[geometry][exact]") {
+  // A sphere above a half-space, inside the bounds of a box table: no overlap.
+  const Cell ball = make_cell({sphere(0.05)});
+  const Cell table = make_cell({box(Vec3(1.0, 1.0, 0.1))});
+  CHECK_FALSE(interference(ball, Pose{Vec3(0, 0, 0.0501), Quat::Identity()}, table, Pose{Vec3(0, 0, -0.05), Quat::Identity()}).overlap);
+  // Planar cells only: a cylinder is not planar.
+  Primitive cyl;
+  cyl.kind = PrimitiveKind::Cylinder;
+  cyl.radius = 0.1;
+  cyl.length = 0.2;
+  CellPrimitive cp{cyl, false, nullptr};
+  CHECK_FALSE(planar_cell_planes({cp}, Pose{}, Vec3::Zero()).has_value());
+  CellPrimitive hs{halfspace(), true, nullptr};  // complement of z <= 0: z >= 0
+  const auto planes = planar_cell_planes({hs}, Pose{Vec3(0, 0, 1), Quat::Identity()}, Vec3::Zero());
+  REQUIRE(planes.has_value());
+  REQUIRE(planes->size() == 1);
+  CHECK(((*planes)[0].n - Vec3(0, 0, -1)).norm() == 0);
+  CHECK((*planes)[0].d == -1.0);  // −z <= −1, i.e. z >= 1
+}
