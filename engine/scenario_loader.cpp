@@ -48,6 +48,10 @@ constexpr double kTriangleSlack = 1e-3;
 constexpr double kQuaternionNormTolerance = 1e-6;
 // Symmetry of a full 3x3 inertia, relative to its largest entry (rounding of printed values).
 constexpr double kSymmetryTolerance = 1e-9;
+// An interference query integrates ~0.49/tol lattice points (docs/geometry.md, N = 0.7/sqrt(tol) across the
+// patch): 1e-6 is ~5e5 points, seconds per query; tighter would hang a run (found by fuzzing, issue 8).
+constexpr double kMinGeometryTolerance = 1e-6;
+constexpr double kMaxSteps = 1e12;
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -721,6 +725,10 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     if (sc.step > sc.duration)
       L.fail(hn, "simulation.step",
              "expected a time step <= duration (" + fmt_number(sc.duration) + " s); got " + fmt_number(sc.step) + " s");
+    // A run must end: at 1 us per step (faster than any contact step), 1e12 steps are 11 days.
+    if (sc.duration / sc.step > kMaxSteps)
+      L.fail(hn, "simulation.step",
+             "expected at most 1e12 steps (duration / step); got " + fmt_number(sc.duration / sc.step) + " steps");
     if (YAML::Node in = Loader::find(s, "integrator"); in.IsDefined()) {
       const auto names = integ::method_names();
       const std::string name = L.string(in, "simulation.integrator", "an integrator name");
@@ -738,9 +746,9 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     }
     if (YAML::Node g = Loader::find(s, "geometry_tolerance"); g.IsDefined()) {
       sc.geometry_tolerance = L.positive(g, "simulation.geometry_tolerance", "a relative tolerance");
-      if (!(sc.geometry_tolerance < 1))
+      if (!(sc.geometry_tolerance >= kMinGeometryTolerance && sc.geometry_tolerance < 1))
         L.fail(g, "simulation.geometry_tolerance",
-               "expected a relative tolerance in (0, 1); got " + fmt_number(sc.geometry_tolerance));
+               "expected a relative tolerance in [1e-6, 1); got " + fmt_number(sc.geometry_tolerance));
     }
   }
 

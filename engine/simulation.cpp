@@ -150,8 +150,11 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
 
   const double h = scenario.step;
   const long total_steps = std::lround(scenario.duration / h);
+  // In double first: an interval far beyond the duration must not overflow the conversion.
   const long sample_every =
-      scenario.output_interval > 0 ? std::max(1L, std::lround(scenario.output_interval / h)) : 1L;
+      scenario.output_interval > 0
+          ? std::max(1L, std::lround(std::min(scenario.output_interval / h, static_cast<double>(total_steps) + 1)))
+          : 1L;
 
   const StepGuardReport guard = check_step(scenario, world);  // for the "try <= X s" of a failure
   OutputWriter writer(options.output_path, make_layout(scenario, world));

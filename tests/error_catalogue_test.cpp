@@ -202,6 +202,12 @@ std::vector<Case> catalogue() {
        "@:3:9: error: simulation.step: expected a time step in s > 0; got 0"},
       {"duration_negative", replace(B, "duration: 1.0", "duration: -1"),
        "@:2:13: error: simulation.duration: expected a duration in s > 0; got -1"},
+      // 1 s / 1e-13 s = 1e13 steps: a run that would never end in practice.
+      {"too_many_steps", replace(B, "step: 0.001", "step: 1.0e-13"),
+       "@:3:9: error: simulation.step: expected at most 1e12 steps (duration / step); got 1e+13 steps"},
+      // ~0.49/tol lattice points per query: 1e-12 would be 5e11 points per query (docs/geometry.md).
+      {"geometry_tolerance_too_tight", replace(B, "  step: 0.001\n", "  step: 0.001\n  geometry_tolerance: 1.0e-12\n"),
+       "@:4:23: error: simulation.geometry_tolerance: expected a relative tolerance in [1e-6, 1); got 1e-12"},
       {"missing_step", replace(B, "  step: 0.001\n", ""),
        "@:2:3: error: simulation: expected required key 'step' (the fixed time step in s); it is missing"},
       {"unknown_integrator", replace(B, "  step: 0.001\n", "  step: 0.001\n  integrator: rk44\n"),
