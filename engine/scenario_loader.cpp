@@ -843,7 +843,8 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     BodySpec b;
     b.name = name;
     b.where = L.locate(val, bp);
-    const auto get = [&](const char* k) { return Loader::find(val, k); };
+    const YAML::Node& body_node = val;  // lambdas may not capture structured bindings (C++17; clang rejects it)
+    const auto get = [&](const char* k) { return Loader::find(body_node, k); };
     const auto kp = [&](const char* k) { return child_path(bp, k); };
     if (YAML::Node n = get("fixed"); n.IsDefined()) b.fixed = L.boolean(n, kp("fixed"));
     if (YAML::Node n = get("mass"); n.IsDefined()) b.mass = L.positive(n, kp("mass"), "a mass in kg");
