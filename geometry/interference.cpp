@@ -173,15 +173,19 @@ bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimit
   int spheres = 0;
   Vec3 centre;
   double R = 0;
+  std::vector<std::pair<Vec3, double>> holes;  // complemented spheres (a tippe-top's ball minus its stem)
   for (int side = 0; side < 2; ++side) {  // (A and B may be the same cell at two poses)
     const CellPrimitives& cell = side == 0 ? A : B;
     const Pose& pose = side == 0 ? pose_i : pose_j;
     CellPrimitives planar;
     for (const CellPrimitive& cp : cell) {
+      const Vec3 at = pose.compose(cp.primitive.pose).position - origin;
       if (cp.primitive.kind == PrimitiveKind::Sphere && !cp.complement) {
         ++spheres;
-        centre = pose.compose(cp.primitive.pose).position - origin;
+        centre = at;
         R = cp.primitive.radius;
+      } else if (cp.primitive.kind == PrimitiveKind::Sphere) {
+        holes.emplace_back(at, cp.primitive.radius);
       } else {
         planar.push_back(cp);
       }
@@ -192,7 +196,22 @@ bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimit
   }
   m = RawMoments{};
   if (spheres > 1) return false;
+  // A hole is ignorable when it lies wholly outside one of the planes, or (against a sphere) when
+  // its part inside the deepest plane cannot meet the sphere's cap there: both caps are less than a
+  // hemisphere and sit in cylinders along the plane's normal whose radii are the rims.
+  auto hole_ignorable = [&](const Vec3& c, double r, const Plane* deepest, double rim) {
+    for (const Plane& pl : planes)
+      if (pl.n.dot(c) - pl.d >= r) return true;
+    if (!deepest || deepest->n.dot(centre) - deepest->d <= 0) return false;
+    const double delta = deepest->n.dot(c) - deepest->d;
+    if (delta <= 0) return false;
+    const Vec3 off = c - centre;
+    const double apart = (off - deepest->n * deepest->n.dot(off)).norm();
+    return apart >= rim + std::sqrt(std::max(r * r - delta * delta, 0.0));
+  };
   if (spheres == 0) {
+    for (const auto& [c, r] : holes)
+      if (!hole_ignorable(c, r, nullptr, 0)) return false;
     m = convex_polyhedron_moments(planes, lo, hi);
     return true;
   }
@@ -207,6 +226,9 @@ bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimit
     cutting.push_back(&pl);
     if (delta > deepest_delta) deepest_delta = delta, deepest = &pl;
   }
+  const double rim = std::sqrt(std::max(R * R - deepest_delta * deepest_delta, 0.0));
+  for (const auto& [c, r] : holes)
+    if (!hole_ignorable(c, r, deepest, rim)) return false;
   if (!deepest) {
     m = sphere_cap_moments(centre, R, Plane{Vec3::UnitZ(), centre.z() + 2 * R});  // the whole ball
     return true;
