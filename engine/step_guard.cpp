@@ -193,8 +193,12 @@ std::vector<ContactGuardInput> contact_guard_inputs(const Scenario& scenario, co
     if (small >= 0) {
       Vec3 ext = box[small].max - box[small].min;
       std::sort(ext.data(), ext.data() + 3);
+      // Curved when any cell of the body is (it may rest on that cell): the softer estimate, so no false alarm.
       const auto& geom = scenario.bodies[small == 0 ? c.body_i : c.body_j].geometry;
-      if (geom && all_curved(*geom)) in.radius = 0.5 * ext(0);
+      bool curved = geom && all_curved(*geom);
+      if (geom && geom->op == geo::CsgNode::Op::Union)
+        for (const auto& cell : geom->children) curved = curved || all_curved(cell);
+      if (curved) in.radius = 0.5 * ext(0);
       else in.flat_area = ext(0) * ext(1);  // the smallest face of its box: a lower bound of a resting face
     }
     out.push_back(in);

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -57,13 +59,21 @@ void read_obj(std::istream& in, TriangleMesh& mesh, const std::string& path, con
       std::vector<int> ids;
       std::string tok;
       while (ls >> tok) {
-        const int k = std::stoi(tok.substr(0, tok.find('/')));  // "i", "i/t", "i/t/n", "i//n"
-        const int n = static_cast<int>(mesh.vertices.size());
-        const int id = k > 0 ? k - 1 : n + k;  // negative indices count from the end
+        // "i", "i/t", "i/t/n", "i//n". Checked parse: std::stoi threw std::invalid_argument on "f2" (fuzzing,
+        // issue 8, tests/fuzz/crashes/mesh-64333ae8de823356).
+        const std::string num = tok.substr(0, tok.find('/'));
+        char* end = nullptr;
+        errno = 0;
+        const long k = std::strtol(num.c_str(), &end, 10);
+        if (num.empty() || *end != '\0' || errno == ERANGE)
+          throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +
+                                         ": expected vertex indices in 'f' records; got '" + tok + "'");
+        const long n = static_cast<long>(mesh.vertices.size());
+        const long id = k > 0 ? k - 1 : n + k;  // negative indices count from the end
         if (id < 0 || id >= n)
           throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +
                                          ": face refers to a vertex that does not exist");
-        ids.push_back(id);
+        ids.push_back(static_cast<int>(id));
       }
       if (ids.size() < 3)
         throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +

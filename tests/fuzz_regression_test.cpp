@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -60,12 +61,23 @@ std::string outcome(F&& f) {
 }  // namespace
 
 TEST_CASE("kept fuzzer crashes: the scenario loader and world build", "[reliability][fuzz]") {
-  for (const auto& p : kept("scenario-")) {
-    const std::string text = bytes(p);
-    const std::string r = outcome([&] { vcsim::build_world(vcsim::load_scenario_text(text, "/nonexistent/fuzz.yaml")); });
-    INFO(p.filename().string() << ": " << r);
-    CHECK((r == "ok" || r == "input error"));
-  }
+  // scenario-*: the loader alone, with fuzz_scenario.cpp's "#set A=B;C=D" first line as overrides;
+  // world-*: the loader and the world build (fuzz_world.cpp).
+  for (const std::string prefix : {"scenario-", "world-"})
+    for (const auto& p : kept(prefix)) {
+      const std::string text = bytes(p);
+      std::vector<std::string> overrides;
+      if (prefix == "scenario-" && text.rfind("#set ", 0) == 0) {
+        std::istringstream first(text.substr(5, text.find('\n') - 5));
+        for (std::string o; std::getline(first, o, ';');) overrides.push_back(o);
+      }
+      const std::string r = outcome([&] {
+        const auto sc = vcsim::load_scenario_text(text, "/nonexistent/fuzz.yaml", overrides);
+        if (prefix == "world-") vcsim::build_world(sc);
+      });
+      INFO(p.filename().string() << ": " << r);
+      CHECK((r == "ok" || r == "input error"));
+    }
 }
 
 TEST_CASE("kept fuzzer crashes: the mesh reader", "[reliability][fuzz]") {
