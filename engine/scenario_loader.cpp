@@ -130,7 +130,15 @@ class Loader {
     where.file = file_;
     if (node.IsDefined()) {
       const YAML::Mark m = node.Mark();
-      if (!m.is_null()) where.line = m.line + 1, where.column = m.column + 1;
+      if (!m.is_null()) {
+        where.line = m.line + 1, where.column = m.column + 1;
+      } else {
+        // No position: the node was created by an override below this path (e.g. "a" of --set a.b.c=1).
+        for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
+          if (it->path.size() > path.size() && it->path.compare(0, path.size(), path) == 0 &&
+              (it->path[path.size()] == '.' || it->path[path.size()] == '['))
+            return {file_ + ": --set " + it->text, 0, 0, path};
+      }
     }
     return where;
   }
@@ -646,8 +654,32 @@ Override apply_override(YAML::Node& root, const std::string& text, const std::st
         if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
         throw InputError(where, 0, 0, canon, msg);
       }
-      cur[seg] = YAML::Node(YAML::NodeType::Map);
-      existing = Loader::find(cur, seg);
+      // Build the missing part bottom-up from fresh nodes and attach it once. (Creating an empty map, then
+      // descending into it and creating the next, left yaml-cpp 0.7 with a dangling node that crashed the
+      // emitter: "--set a.b.c=1", found by fuzzing, issue 8.) An index creates a list, whose only valid
+      // index is 0.
+      if (parent.empty() && (seg == "bodies" || seg == "materials"))
+        throw InputError(where, 0, 0, child_path(canon, segs[i + 1]),
+                         "expected the name of an existing entry of " + seg + " (there are none); got '" +
+                             segs[i + 1] + "'");
+      std::string rest = canon;
+      for (size_t j = i + 1; j < segs.size(); ++j) {
+        const std::string list = rest;
+        rest = is_index(segs[j]) ? index_path(rest, std::stoul(segs[j].substr(0, 9))) : child_path(rest, segs[j]);
+        if (is_index(segs[j]) && segs[j].find_first_not_of('0') != std::string::npos)
+          throw InputError(where, 0, 0, rest,
+                           "expected index 0 of " + list + " (a new list, 0 items); got " + segs[j]);
+      }
+      YAML::Node nested = YAML::Clone(value);
+      for (size_t j = segs.size() - 1; j > i; --j) {
+        YAML::Node wrap(is_index(segs[j]) ? YAML::NodeType::Sequence : YAML::NodeType::Map);
+        if (is_index(segs[j])) wrap.push_back(nested);
+        else wrap[segs[j]] = nested;
+        nested.reset(wrap);
+      }
+      cur[seg] = nested;
+      canon = rest;
+      break;
     }
     cur.reset(existing);
   }

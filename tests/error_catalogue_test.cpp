@@ -230,6 +230,15 @@ std::vector<Case> catalogue() {
        "@: --set bodies..ball.mass=1: error: bodies..ball.mass: expected a key path of names separated by '.', list items as [N]; got 'bodies..ball.mass'", {"bodies..ball.mass=1"}},
       {"set_unknown_key", B,
        "@: --set simulation.stepp=0.01: error: simulation.stepp: expected a key of simulation (duration, step, integrator, geometry_tolerance); got unknown key 'stepp'; did you mean 'step'?", {"simulation.stepp=0.01"}},
+      // Creating two missing levels at once crashed the emitter once (fuzzing, tests/fuzz/crashes/scenario-0dd3...).
+      {"set_new_nested_section", B,
+       "@: --set a.b.c=1: error: a: expected a key of the scenario (name, description, simulation, gravity, output, "
+       "bodies, contacts, materials, material_pairs); got unknown key 'a'",
+       {"a.b.c=1"}},
+      {"set_new_material", B,
+       "@: --set materials.steel.density=1: error: materials.steel: expected the name of an existing entry of "
+       "materials (there are none); got 'steel'",
+       {"materials.steel.density=1"}},
       {"set_bad_value", B,
        "@: --set bodies.ball.velocity=[0,abc,0]: error: bodies.ball.velocity[1]: expected a number; got 'abc'",
        {"bodies.ball.velocity=[0,abc,0]"}},
