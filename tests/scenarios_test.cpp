@@ -593,6 +593,27 @@ k, b = np.polyfit(t[s], np.log(np.abs(w[s, 0])), 1)
 r2 = 1 - np.sum((np.log(np.abs(w[s, 0])) - (k * t[s] + b))**2) / np.sum((np.log(np.abs(w[s, 0])) - np.log(np.abs(w[s, 0])).mean())**2)
 expect('BT-6: rolling decay time constant [s]', -1 / k, 0.85, 1.15)
 expect('BT-6: R^2 of the log-linear fit', r2, 0.99, 1.0)
+# Issue 4: the decay rate in closed form. The rolling couple k_v a J_t w (eq 4.67) against the angular
+# momentum about the contact, (I + m L^2) w, L the centre-to-centroid distance: T = (I + m L^2) / (k_v |a| J_t).
+# a = -d / (e v_in) with d the root of eq 3.23 (solved here by bisection, independently of the engine),
+# v_in the latched impact velocity; J_t of the cap of the measured V (T1 closed form). 1%: the bristle's
+# lag and the spin's Contensou coupling are neglected (measured agreement ~1e-6).
+i = at(2.5)
+e_eff = 0.5
+g = lambda d: np.log1p(d / e_eff) - np.log1p(-d) - d * (1 + e_eff) / e_eff
+lo, hi = 1e-9, 1 - 1e-12
+for _ in range(200):
+    mid = 0.5 * (lo + hi)
+    lo, hi = (mid, hi) if g(mid) < 0 else (lo, mid)
+a_damp = 0.5 * (lo + hi) / (e_eff * max(abs(c['impact_velocity'][i, 0]), 1e-3))
+Vc = c['volume'][i, 0]
+h = 2.5e-3
+for _ in range(50):
+    h -= (np.pi * h * h * (3 * R - h) / 3 - Vc) / (np.pi * (2 * R * h - h * h))
+Jt = np.pi * h**3 * (240 * R**3 - 220 * R * R * h + 72 * R * h * h - 9 * h**3) / (240 * (3 * R - h))
+L = np.linalg.norm(c['point'][i] - p[i])
+T_closed = (0.008 + 2.0 * L * L) / (1e7 * a_damp * Jt)
+expect('BT-6: decay time / closed form (I + m L^2) / (k_v a J_t)', -1 / k / T_closed, 0.99, 1.01)
 # BT-7: rolling: f_z = m g, small negative f_y (rolling resistance).
 s = (t >= 0.6) & (t <= 3.2)
 expect('BT-7: f_z while rolling [N]', F[s, 2], 19.57, 19.67, '(m g = 19.62 N)')
