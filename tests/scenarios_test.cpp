@@ -648,7 +648,9 @@ ang = np.degrees(np.arccos(np.clip(n[:, 1], -1, 1)))
 s = (t >= 0.5) & (t <= 3.3)
 expect('BT-12: normal angle to y while rolling [deg]', ang[s], 89.5, 90.5)
 s = (t >= t_tilt) & (t <= loss - 0.01)
-expect('BT-12: largest normal-angle jump over the edge [deg per ms]', np.abs(np.diff(ang[s])).max(), 0, 2.0)
+# Issue 4 asks < 1 deg per 50 us step: the samples are 1 ms apart, so < 1 deg per ms (20 steps) is stricter
+# unless the normal jumped and came back within one millisecond.
+expect('BT-12: largest normal-angle jump over the edge [deg per ms]', np.abs(np.diff(ang[s])).max(), 0, 1.0)
 # BT-13: energy never increases; constant after the fall; E(after fall) = 1.885 J (sheet, +-0.03).
 expect('BT-13: largest rise of E [J]', np.diff(E).max(), -np.inf, 1e-9 * E[0])
 post = t > loss + 0.05
