@@ -819,6 +819,17 @@ double cell_distance(const CellPrimitives& cell, const Pose& body_pose, const Ve
   return phi;
 }
 
+Vec3 cell_gradient(const CellPrimitives& cell, const Pose& body_pose, const Vec3& x_world, double h) {
+  std::vector<Placed> prims;  // placed once for the six evaluations
+  for (const auto& cp : cell) prims.push_back(place(cp, body_pose, Pose{}));
+  Vec3 g;
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 e = Vec3::Unit(k) * h;
+    g[k] = (cell_sdf(prims, 0, prims.size(), x_world + e) - cell_sdf(prims, 0, prims.size(), x_world - e)) / (2 * h);
+  }
+  return g;
+}
+
 void cell_bounds_in_frame(const CellPrimitives& cell, const Pose& body_pose, const Pose& frame, Vec3& lo, Vec3& hi) {
   std::vector<Placed> prims;
   for (const auto& cp : cell) prims.push_back(place(cp, body_pose, frame));

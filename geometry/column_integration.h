@@ -54,6 +54,9 @@ void centroid_and_inertia(const RawMoments& m, Vec3& centroid, Mat3& inertia);
 // Signed distance (1-Lipschitz exact or conservative) of a cell posed in the world at world point x.
 double cell_distance(const CellPrimitives& cell, const Pose& body_pose, const Vec3& x_world);
 
+// Central-difference gradient (step h) of the cell's signed distance at world point x: points out of the cell.
+Vec3 cell_gradient(const CellPrimitives& cell, const Pose& body_pose, const Vec3& x_world, double h);
+
 // Conservative axis-aligned bounds of a cell in a frame (infinite where unbounded).
 void cell_bounds_in_frame(const CellPrimitives& cell, const Pose& body_pose, const Pose& frame, Vec3& lo, Vec3& hi);
 

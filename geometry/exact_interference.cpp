@@ -24,6 +24,10 @@ Vec3 crossing(const Vec3& a, double da, const Vec3& b, double db) {
 
 // Keeps the part of a convex polyhedron with n·x <= d; the new face is the polygon of the cut points.
 void clip(std::vector<Face>& faces, const Plane& pl) {
+  bool cuts = false;  // most planes miss the current polyhedron (the far faces of a table): no copies then
+  for (const Face& f : faces)
+    for (const Vec3& x : f.v) cuts |= pl.n.dot(x) > pl.d;
+  if (!cuts) return;
   std::vector<Vec3> cut;
   bool any_out = false;
   for (Face& f : faces) {

@@ -102,15 +102,6 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   return true;
 }
 
-Vec3 gradient(const CellPrimitives& cell, const Pose& pose, const Vec3& x, double h) {
-  Vec3 g;
-  for (int k = 0; k < 3; ++k) {
-    const Vec3 e = Vec3::Unit(k) * h;
-    g[k] = (cell_distance(cell, pose, x + e) - cell_distance(cell, pose, x - e)) / (2 * h);
-  }
-  return g;
-}
-
 }  // namespace
 
 namespace {
@@ -131,7 +122,7 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
   const Vec3 c = 0.5 * (lo + hi);
   const double ext = (hi - lo).maxCoeff();
   const double h = 1e-6 * ext;
-  Vec3 n = gradient(B, pose_j, c, h) - gradient(A, pose_i, c, h);
+  Vec3 n = cell_gradient(B, pose_j, c, h) - cell_gradient(A, pose_i, c, h);
   if (n.norm() < 0.5) {
     int k;
     (hi - lo).minCoeff(&k);
@@ -264,7 +255,7 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
   // The geometric normal estimate at the interference centroid (grad phi_j − grad phi_i: each
   // gradient points out of its cell, so the difference points from j toward i).
   const double h = 1e-6 * (hi - lo).maxCoeff();
-  const Vec3 n = gradient(B, pose_j, out.centroid, h) - gradient(A, pose_i, out.centroid, h);
+  const Vec3 n = cell_gradient(B, pose_j, out.centroid, h) - cell_gradient(A, pose_i, out.centroid, h);
   if (n.norm() > 0) out.normal_estimate = n.normalized();
   // Depth: the region's extent along the normal (its standard deviation × √12 for a uniform slab).
   const Mat3 C = 0.5 * out.inertia.trace() * Mat3::Identity() - out.inertia;
