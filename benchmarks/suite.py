@@ -179,6 +179,7 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--peer-repeats", type=int, default=5)
     args = ap.parse_args()
+    args.build = os.path.abspath(args.build)  # the peer runs in a temporary directory
     os.makedirs(args.out, exist_ok=True)
     res = {"command": " ".join(["benchmarks/run"] + sys.argv[1:]), "date": time.strftime("%Y-%m-%d"),
            "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "os": platform.platform()}}
