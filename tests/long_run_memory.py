@@ -6,7 +6,7 @@ T1 against the peak at T2 without sampling a running process.
 
   tests/long_run_memory.py VCSIM SCENARIO T1 T2 [--tolerance 0.10] [--threads 1] [--set KEY=VALUE ...]
 
-Issue 8 asks battery_box at T1 = 10 s, T2 = 60 s (hours of wall time; tests/long_run_memory_test.cpp,
+Issue 8 asks battery_box at T1 = 10 s, T2 = 60 s (tests/long_run_memory_test.cpp,
 tag [.][long]). Exit status 0 when peak(T2) <= (1 + tolerance) peak(T1)."""
 import argparse, os, subprocess, sys, tempfile, time
 

@@ -1,6 +1,6 @@
 // Long-run memory (issue 8): a 60 s simulated battery_box run holds memory flat, peak RSS at 60 s within
 // 10% of the peak at 10 s (tests/long_run_memory.py runs both and compares each child's ru_maxrss).
-// Hours of wall time (battery_box runs ~23 min per simulated 5 s on 1 thread), so hidden and not in CI:
+// Minutes of wall time since the closed-form geometry (hours with the column engine); hidden, not in CI:
 //   build/tests/long_run_memory_test "[long]"
 // The [memory] case is the same check on a short window, cheap enough to run by hand in minutes.
 #include <catch2/catch.hpp>
