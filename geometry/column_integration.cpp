@@ -395,13 +395,16 @@ struct FieldVertex {
 // The rim crossing on the segment from a (column non-empty) to b (empty): false position with the
 // Illinois modification on the signed gap when it is available, bisection otherwise. Returns the
 // innermost bracketing point, with the column seen from inside (for a vertical wall G stays finite).
-FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns) {
+// outer (optional): the closest evaluated empty column (b when the search stopped on the rim).
+FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns,
+                     FieldVertex* outer = nullptr) {
   double t_in = 0, t_out = 1, f_in = a.c.G, f_out = b.c.G;
   // False position needs a gap that is continuous across the rim. A wall nearly parallel to the
   // columns (a slightly tilted box side) gives a huge inverted chord outside instead, and Illinois
   // would creep from the inside end for dozens of steps: bisect those.
   bool false_position = pr.convex && std::isfinite(f_out) && std::abs(f_out) < 1e3 * std::abs(f_in);
   FieldVertex best = a;
+  if (outer) *outer = b;
   int side = 0;
   for (int it = 0; it < 64 && t_out - t_in > 1e-6; ++it) {
     double t = false_position ? t_in + (t_out - t_in) * f_in / (f_in - f_out) : 0.5 * (t_in + t_out);
@@ -416,6 +419,7 @@ FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b,
       if (pr.convex && x.c.G <= 1e-10 * a.c.G) break;  // on the rim to within rounding
     } else {
       t_out = t, f_out = x.c.G;
+      if (outer) *outer = x;
       if (!std::isfinite(f_out)) false_position = false;
       if (side == -1) f_in *= 0.5;
       side = -1;
@@ -423,6 +427,9 @@ FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b,
   }
   return best;
 }
+
+// Subdivision levels for all-empty triangles whose corners see different outer faces.
+constexpr int kEmptyDepth = 3;
 
 // Degree-3 exact rule on a triangle (barycentric points and weights summing to 1).
 constexpr double kQw[4] = {-27.0 / 48.0, 25.0 / 48.0, 25.0 / 48.0, 25.0 / 48.0};
@@ -437,6 +444,7 @@ struct Accum {
     std::array<double, 4> key;
     FieldVertex at;
     bool hidden;
+    int outer_class;  // class of the closest empty column evaluated beyond the cut
   };
   std::vector<Cut> cuts;
 };
@@ -459,7 +467,11 @@ void integrate_triangle(const FieldVertex& a, const FieldVertex& b, const FieldV
   }
 }
 
-int column_class(const ColumnValue& c) { return c.in ? c.sig : -1; }
+// The class of a column: which primitive faces bound it. Empty columns of convex pairs keep the
+// faces of their signed gap (a negative class): the rim is straight (planar pairs) or smooth only
+// while the faces on both sides stay the same, so a change of the outer faces between two rim cuts
+// marks a vertex of the patch outline (e.g. the sharp tip of a box corner's triangular patch).
+int column_class(const ColumnValue& c) { return c.in ? c.sig : -1 - c.sig; }
 
 // Where the faces bounding the column change between a and b (both non-empty): bisection.
 // far: the closest evaluated column on b's side.
@@ -481,8 +493,10 @@ FieldVertex find_kink(const Pair& pr, const FieldVertex& a, const FieldVertex& b
 // The boundary point on the segment x–y (classes differ, at least one non-empty), with the field
 // values of the non-empty side (continuous across a kink). Sets `hidden` when a third class lies
 // between them (a feature thinner than the segment), which the caller resolves by subdividing.
+// outer_class: for a rim cut, the class of the empty side next to it (kinks: INT_MIN).
 FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y, bool& hidden, Accum& acc,
-                     long& columns) {
+                     long& columns, int& outer_class) {
+  outer_class = std::numeric_limits<int>::min();
   if (x.c.in && y.c.in) {
     FieldVertex far;
     const FieldVertex near = find_kink(pr, x, y, far, columns);
@@ -494,7 +508,8 @@ FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y,
   const std::array<double, 4> key{in.u, in.v, out.u, out.v};
   auto hit = std::find_if(acc.cuts.begin(), acc.cuts.end(), [&](const Accum::Cut& c) { return c.key == key; });
   if (hit == acc.cuts.end()) {
-    Accum::Cut c{key, find_cut(pr, in, out, columns), false};
+    FieldVertex outer;
+    Accum::Cut c{key, find_cut(pr, in, out, columns, &outer), false, column_class(outer.c)};
     if (column_class(c.at.c) != column_class(in.c)) {
       // A third class between `in` and the rim. A wall nearly parallel to the columns (a slightly
       // tilted box side) makes a sliver as wide as depth × tilt: under 1e-4 of the segment, drop it
@@ -510,6 +525,7 @@ FieldVertex boundary(const Pair& pr, const FieldVertex& x, const FieldVertex& y,
     hit = acc.cuts.end() - 1;
   }
   hidden |= hit->hidden;
+  outer_class = hit->outer_class;
   return hit->at;
 }
 
@@ -525,21 +541,30 @@ void integrate_quad(const FieldVertex& a, const FieldVertex& b, const FieldVerte
 void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, int depth,
                    Accum& acc, long& columns) {
   const int ka = column_class(a.c), kb = column_class(b.c), kc = column_class(c.c);
-  if (ka < 0 && kb < 0 && kc < 0) return;
-  if (ka == kb && kb == kc) {
+  if (ka < 0 && kb < 0 && kc < 0) {
+    // All empty. With the same outer faces at the three corners the signed gap is linear (planar
+    // pairs) and negative throughout; otherwise a sharp tip of the patch may cross the triangle
+    // between its corners: look closer, a few levels.
+    if ((ka == kb && kb == kc) || depth >= kEmptyDepth) return;
+  } else if (ka == kb && kb == kc) {
     integrate_triangle(a, b, c, acc);
     return;
   }
+  
   // Two classes: a lone vertex L and a pair (P1, P2).
   const FieldVertex *L = nullptr, *P1 = nullptr, *P2 = nullptr;
   if (ka == kb) L = &c, P1 = &a, P2 = &b;
   else if (kb == kc) L = &a, P1 = &b, P2 = &c;
   else if (ka == kc) L = &b, P1 = &c, P2 = &a;
   FieldVertex p, q;
-  bool hidden = L == nullptr;  // three classes at the vertices
+  bool hidden = L == nullptr || (ka < 0 && kb < 0 && kc < 0);  // three classes at the vertices, or all empty
   if (!hidden) {
-    p = boundary(pr, *L, *P1, hidden, acc, columns);
-    q = boundary(pr, *L, *P2, hidden, acc, columns);
+    int outer_p, outer_q;
+    p = boundary(pr, *L, *P1, hidden, acc, columns, outer_p);
+    q = boundary(pr, *L, *P2, hidden, acc, columns, outer_q);
+    // Rim cuts with different faces beyond them: the outline has a vertex between them, which the
+    // straight clip p–q would cut off (always a loss: the patch is convex for convex pairs).
+    if (outer_p != outer_q) hidden = true;
   }
   if (!hidden) {
     if (L->c.in) integrate_triangle(*L, p, q, acc);
@@ -716,35 +741,75 @@ Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
   return lat;
 }
 
-// The lattice over the clip rectangle, grown from the seed columns: a square is kept when one of its
-// corners is non-empty (or it holds a seed), and its four neighbours are then visited. Corners are
-// evaluated as the fill reaches them; the kept set does not depend on the visiting order.
-Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s, const std::vector<std::array<double, 2>>& seeds,
-                      long& columns) {
+// The lattice grown from the seed columns: a square is kept when one of its corners is non-empty
+// (or it holds a seed), and its four neighbours are then visited. Corners are evaluated as the fill
+// reaches them; the kept set does not depend on the visiting order. The fill is bounded only by the
+// overlap box (lo, hi), not by the coarse pass's extent: a patch can reach far beyond every coarse
+// non-empty column (a sliver or the sharp tip of a corner's triangle between coarse columns), and a
+// clip there would cut it off. The dense arrays start over `hint` (the expected extent, optional)
+// and are enlarged, doubling, whenever the fill leaves them.
+Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, const double* hint, double s,
+                      const std::vector<std::array<double, 2>>& seeds, long& columns) {
   Lattice lat;
   lat.s = s;
   pr.s0 = lo.z(), pr.s1 = hi.z();
-  const long i0 = static_cast<long>(std::floor(lo.x() / s)), i1 = static_cast<long>(std::ceil(hi.x() / s));
-  const long j0 = static_cast<long>(std::floor(lo.y() / s)), j1 = static_cast<long>(std::ceil(hi.y() / s));
-  if (static_cast<double>(i1 - i0) * static_cast<double>(j1 - j0) > 4 * kMaxSquares) {
+  auto index = [s](double x, bool up) {
+    const double t = std::clamp(x / s, -1e15, 1e15);
+    return static_cast<long>(up ? std::ceil(t) : std::floor(t));
+  };
+  // Squares [gi0, gi1) x [gj0, gj1) cover the overlap box.
+  const long gi0 = index(lo.x(), false), gi1 = std::max(index(hi.x(), true), gi0 + 1);
+  const long gj0 = index(lo.y(), false), gj1 = std::max(index(hi.y(), true), gj0 + 1);
+  std::vector<std::pair<long, long>> stack;  // absolute square indices
+  long ri0 = gi1, ri1 = gi0, rj0 = gj1, rj1 = gj0;  // the allocated rectangle, [ri0, ri1) x [rj0, rj1)
+  for (const auto& sd : seeds) {
+    const long i = index(sd[0], false), j = index(sd[1], false);
+    if (i < gi0 || j < gj0 || i >= gi1 || j >= gj1) continue;
+    stack.emplace_back(i, j);
+    ri0 = std::min(ri0, i), ri1 = std::max(ri1, i + 1), rj0 = std::min(rj0, j), rj1 = std::max(rj1, j + 1);
+  }
+  if (stack.empty()) return lat;
+  if (hint) {
+    ri0 = std::max(gi0, std::min(ri0, index(hint[0], false))), ri1 = std::min(gi1, std::max(ri1, index(hint[1], true)));
+    rj0 = std::max(gj0, std::min(rj0, index(hint[2], false))), rj1 = std::min(gj1, std::max(rj1, index(hint[3], true)));
+  }
+  std::vector<char> visited;
+  // (Re)allocates the dense arrays over [ni0, ni1) x [nj0, nj1), keeping what is already there.
+  auto layout = [&](long ni0, long ni1, long nj0, long nj1) {
+    Lattice next;
+    next.i0 = ni0, next.j0 = nj0, next.nx = ni1 - ni0, next.ny = nj1 - nj0;
+    const long W = next.nx + 1;
+    next.square.assign(next.nx * next.ny, 0);
+    next.needed.assign(W * (next.ny + 1), 0);
+    next.corner.resize(W * (next.ny + 1));
+    std::vector<char> next_visited(next.nx * next.ny, 0);
+    if (lat.nx > 0) {
+      const long di = lat.i0 - ni0, dj = lat.j0 - nj0, Wo = lat.nx + 1;
+      for (long j = 0; j < lat.ny; ++j)
+        for (long i = 0; i < lat.nx; ++i) {
+          next.square[(j + dj) * next.nx + i + di] = lat.square[j * lat.nx + i];
+          next_visited[(j + dj) * next.nx + i + di] = visited[j * lat.nx + i];
+        }
+      for (long j = 0; j <= lat.ny; ++j)
+        for (long i = 0; i <= lat.nx; ++i)
+          if (lat.needed[j * Wo + i]) {
+            next.needed[(j + dj) * W + i + di] = 1;
+            next.corner[(j + dj) * W + i + di] = lat.corner[j * Wo + i];
+          }
+    }
+    next.s = s;
+    next.candidates = lat.candidates;
+    lat = std::move(next);
+    visited.swap(next_visited);
+  };
+  auto too_large = [](long ni, long nj) { return static_cast<double>(ni) * static_cast<double>(nj) > 4 * kMaxSquares; };
+  if (too_large(ri1 - ri0, rj1 - rj0)) {
     lat.too_large = true;
     return lat;
   }
-  lat.i0 = i0, lat.j0 = j0, lat.nx = i1 - i0, lat.ny = j1 - j0;
-  const long W = lat.nx + 1;
-  lat.square.assign(lat.nx * lat.ny, 0);
-  lat.needed.assign(W * (lat.ny + 1), 0);
-  lat.corner.resize(W * (lat.ny + 1));
-  std::vector<char> visited(lat.nx * lat.ny, 0);
-  std::vector<long> stack;
-  for (const auto& sd : seeds) {
-    const long i = static_cast<long>(std::floor(sd[0] / s)) - i0, j = static_cast<long>(std::floor(sd[1] / s)) - j0;
-    if (i < 0 || j < 0 || i >= lat.nx || j >= lat.ny) continue;
-    lat.square[j * lat.nx + i] = 1;  // a seed's square is kept even if its corners all miss a thin patch
-    stack.push_back(j * lat.nx + i);
-  }
-  auto corner = [&](long i, long j) -> const FieldVertex& {
-    const long k = j * W + i;
+  layout(ri0, ri1, rj0, rj1);
+  auto corner = [&](long i, long j) -> const FieldVertex& {  // local indices
+    const long k = j * (lat.nx + 1) + i;
     FieldVertex& fv = lat.corner[k];
     if (!lat.needed[k]) {
       lat.needed[k] = 1;
@@ -754,22 +819,39 @@ Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s, const 
     }
     return fv;
   };
+  for (const auto& [i, j] : stack) lat.square[(j - lat.j0) * lat.nx + i - lat.i0] = 1;  // kept even if its corners all miss a thin patch
   while (!stack.empty()) {
-    const long sq = stack.back();
+    const auto [ia, ja] = stack.back();
     stack.pop_back();
+    if (ia < lat.i0 || ja < lat.j0 || ia >= lat.i0 + lat.nx || ja >= lat.j0 + lat.ny) {
+      // The fill left the arrays: double them toward it (within the overlap box).
+      const long wi = lat.nx, wj = lat.ny;
+      const long ni0 = ia < lat.i0 ? std::max(gi0, std::min(ia, lat.i0 - wi)) : lat.i0;
+      const long ni1 = ia >= lat.i0 + wi ? std::min(gi1, std::max(ia + 1, lat.i0 + 2 * wi)) : lat.i0 + wi;
+      const long nj0 = ja < lat.j0 ? std::max(gj0, std::min(ja, lat.j0 - wj)) : lat.j0;
+      const long nj1 = ja >= lat.j0 + wj ? std::min(gj1, std::max(ja + 1, lat.j0 + 2 * wj)) : lat.j0 + wj;
+      if (too_large(ni1 - ni0, nj1 - nj0)) {
+        lat.too_large = true;
+        return lat;
+      }
+      layout(ni0, ni1, nj0, nj1);
+    }
+    const long i = ia - lat.i0, j = ja - lat.j0, sq = j * lat.nx + i;
     if (visited[sq]) continue;
     visited[sq] = 1;
-    const long i = sq % lat.nx, j = sq / lat.nx;
     bool any = false;
     for (int c = 0; c < 4; ++c) any |= corner(i + (c & 1), j + (c >> 1)).c.in;
     if (!any && !lat.square[sq]) continue;
     lat.square[sq] = 1;
-    ++lat.candidates;
+    if (++lat.candidates > kMaxSquares) {
+      lat.too_large = true;
+      return lat;
+    }
     if (!any) continue;
-    if (i > 0) stack.push_back(sq - 1);
-    if (i + 1 < lat.nx) stack.push_back(sq + 1);
-    if (j > 0) stack.push_back(sq - lat.nx);
-    if (j + 1 < lat.ny) stack.push_back(sq + lat.nx);
+    if (ia > gi0) stack.emplace_back(ia - 1, ja);
+    if (ia + 1 < gi1) stack.emplace_back(ia + 1, ja);
+    if (ja > gj0) stack.emplace_back(ia, ja - 1);
+    if (ja + 1 < gj1) stack.emplace_back(ia, ja + 1);
   }
   return lat;
 }
@@ -845,7 +927,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
   placed_cell_bounds(pr.prims, 0, pr.n_i, lo_i, hi_i);
   placed_cell_bounds(pr.prims, pr.n_i, pr.prims.size(), lo_j, hi_j);
   Vec3 lo = lo_i.cwiseMax(lo_j), hi = hi_i.cwiseMin(hi_j);
-  if (clip) {
+  if (clip && !seeds) {  // (a grown lattice is bounded by the patch itself: the clip is only a hint)
     lo.x() = std::max(lo.x(), clip[0]), hi.x() = std::min(hi.x(), clip[1]);
     lo.y() = std::max(lo.y(), clip[2]), hi.y() = std::min(hi.y(), clip[3]);
   }
@@ -856,8 +938,8 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
   }
   std::vector<long> row_columns;
   Lattice lat;
-  if (seeds && clip) {
-    lat = grown_lattice(pr, lo, hi, s, *seeds, result.columns);
+  if (seeds) {
+    lat = grown_lattice(pr, lo, hi, clip, s, *seeds, result.columns);
   } else {
     lat = build_lattice(pr, lo, hi, s);
     if (lat.candidates > 0 && !lat.too_large) evaluate_corners(pr, lat, row_columns);
