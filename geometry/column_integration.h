@@ -75,10 +75,11 @@ struct ColumnResult {
 // Moments of cell_i ∩ cell_j in `frame` (columns along the frame's z axis) with lattice spacing s.
 // clip (optional, {u_min, u_max, v_min, v_max} in the frame): the transverse region known to hold
 // the whole patch (from a coarser pass), which saves the octree from thin-lens rings.
-// seeds (optional, with clip): non-empty columns (u, v) found by a coarser pass. The lattice is then
-// grown from them square by square (flood fill over squares with a non-empty corner, plus one ring)
-// instead of culled by the octree, so the cost is the patch's squares, not its bounding box's. Every
-// connected part of the patch must hold a seed.
+// seeds (optional): non-empty columns (u, v) found by a coarser pass. The lattice is then grown from
+// them square by square (flood fill over squares with a non-empty corner, plus one ring) instead of
+// culled by the octree, so the cost is the patch's squares, not its bounding box's. The fill is
+// bounded by the overlap box only; clip then just sizes its first arrays. Every connected part of
+// the patch must hold a seed.
 ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
                             const Pose& pose_j, const Pose& frame, double spacing, const double* clip = nullptr,
                             const std::vector<std::array<double, 2>>* seeds = nullptr);
