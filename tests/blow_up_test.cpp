@@ -25,11 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("vcsim_blow_up_test_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return cli::temp_dir("blow_up_test"); }
 
 int python(const std::string& code) {
   const fs::path script = temp_dir() / "check.py";

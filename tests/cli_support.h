@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace cli {
@@ -27,6 +28,13 @@ inline Run run_command(const std::string& cmd) {
   const int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+// A scratch directory for this test process: <system temp>/vcsim_<name>_<pid>.
+inline std::filesystem::path temp_dir(const std::string& name) {
+  std::filesystem::path d = std::filesystem::temp_directory_path() / ("vcsim_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::create_directories(d);
+  return d;
 }
 
 // Runs `vcsim ARGS`.

@@ -22,11 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("vcsim_cli_test_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return cli::temp_dir("cli_test"); }
 
 int python(const std::string& code) {
   const fs::path script = temp_dir() / "check.py";

@@ -22,11 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("vcsim_determinism_test_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return cli::temp_dir("determinism_test"); }
 
 // Simulated seconds per scenario: a few steps past the first contact.
 const std::map<std::string, std::string> kWindow = {

@@ -22,11 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("vcsim_error_catalogue_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return cli::temp_dir("error_catalogue"); }
 
 // The valid base scenario every case edits. Lines:
 //  1 simulation:            8     geometry:             15     model: point

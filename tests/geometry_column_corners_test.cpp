@@ -12,44 +12,13 @@
 #include <random>
 
 #include "geometry/interference.h"
+#include "tests/geometry_support.h"
 
 using namespace vcsim;
 using namespace vcsim::geo;
+using namespace geometry_support;
 
 namespace {
-
-Cell make_cell(const std::vector<Primitive>& prims) {
-  CsgNode root;
-  if (prims.size() == 1) {
-    root.primitive = prims[0];
-  } else {
-    root.op = CsgNode::Op::Intersection;
-    for (const Primitive& p : prims) {
-      CsgNode c;
-      c.primitive = p;
-      c.where.key_path = "test.child";
-      root.children.push_back(c);
-    }
-  }
-  root.where.key_path = "test";
-  return make_body_geometry(root, "").cells.at(0);
-}
-Primitive box(const Vec3& size) {
-  Primitive p;
-  p.kind = PrimitiveKind::Box;
-  p.size = size;
-  return p;
-}
-Primitive halfspace(const Pose& pose) {
-  Primitive p;
-  p.kind = PrimitiveKind::HalfSpace;
-  p.pose = pose;
-  return p;
-}
-Quat random_rotation(std::mt19937& rng) {
-  std::normal_distribution<double> g;
-  return Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
-}
 
 struct Worst {
   double V = 0, centroid = 0, inertia = 0;

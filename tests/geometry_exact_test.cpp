@@ -10,47 +10,13 @@
 #include "geometry/cell_impl.h"
 #include "geometry/exact_interference.h"
 #include "geometry/interference.h"
+#include "tests/geometry_support.h"
 
 using namespace vcsim;
 using namespace vcsim::geo;
+using namespace geometry_support;
 
 namespace {
-
-Cell make_cell(const std::vector<Primitive>& prims) {
-  CsgNode root;
-  if (prims.size() == 1) {
-    root.primitive = prims[0];
-  } else {
-    root.op = CsgNode::Op::Intersection;
-    for (const Primitive& p : prims) {
-      CsgNode c;
-      c.primitive = p;
-      c.where.key_path = "test.child";
-      root.children.push_back(c);
-    }
-  }
-  root.where.key_path = "test";
-  return make_body_geometry(root, "").cells.at(0);
-}
-Primitive sphere(double r) {
-  Primitive p;
-  p.kind = PrimitiveKind::Sphere;
-  p.radius = r;
-  return p;
-}
-Primitive box(const Vec3& size, const Pose& pose = {}) {
-  Primitive p;
-  p.kind = PrimitiveKind::Box;
-  p.size = size;
-  p.pose = pose;
-  return p;
-}
-Primitive halfspace(const Pose& pose = {}) {
-  Primitive p;
-  p.kind = PrimitiveKind::HalfSpace;
-  p.pose = pose;
-  return p;
-}
 
 QueryOptions engine(bool closed_forms) {
   QueryOptions o;
@@ -58,10 +24,6 @@ QueryOptions engine(bool closed_forms) {
   return o;
 }
 
-Quat random_rotation(std::mt19937& rng) {
-  std::normal_distribution<double> g;
-  return Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
-}
 
 // Monte Carlo estimate of V (and its standard error) over the overlap of the two cells' bounds.
 std::pair<double, double> monte_carlo_volume(const Cell& ci, const Pose& pi, const Cell& cj, const Pose& pj, long n) {

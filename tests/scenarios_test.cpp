@@ -39,11 +39,7 @@ namespace {
 
 const std::string kScenarios = kSource + "/scenarios/";
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("vcsim_scenarios_test_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return cli::temp_dir("scenarios_test"); }
 
 std::string out_path(const std::string& name) { return (temp_dir() / (name + ".h5")).string(); }
 

@@ -99,11 +99,7 @@ class Probe {
   BuiltWorld built_;
 };
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("vcsim_validation_test_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return cli::temp_dir("validation_test"); }
 
 // Runs a scenario of scenarios/validation/ through the vcsim binary; REQUIREs success; returns the output path.
 std::string simulate(const std::string& name, const std::string& scenario, const std::vector<std::string>& sets = {}) {
