@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace cli {
@@ -35,6 +37,16 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::path d = std::filesystem::temp_directory_path() / ("vcsim_" + name + "_" + std::to_string(getpid()));
   std::filesystem::create_directories(d);
   return d;
+}
+
+// Runs Debian's python3 on prelude + code + "finish()" (a check script written into dir); returns its
+// exit status. Its output goes to the test log.
+inline int run_python_check(const std::filesystem::path& dir, const std::string& prelude, const std::string& code) {
+  static int counter = 0;
+  const std::filesystem::path script = dir / ("check_" + std::to_string(++counter) + ".py");
+  std::ofstream(script) << prelude << code << "\nfinish()\n";
+  std::fflush(stdout);
+  return std::system((kPython + " " + script.string()).c_str());
 }
 
 // Runs `vcsim ARGS`.

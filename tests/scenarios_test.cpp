@@ -79,12 +79,7 @@ def finish():
 )PY";
 
 // Runs the analysis script (after the prelude) and returns its exit status; its output goes to the test log.
-int analyse(const std::string& code) {
-  static int counter = 0;
-  const fs::path script = temp_dir() / ("check_" + std::to_string(++counter) + ".py");
-  std::ofstream(script) << kPrelude << code << "\nfinish()\n";
-  return std::system((kPython + " " + script.string()).c_str());
-}
+int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), kPrelude, code); }
 
 vcsim::BuiltWorld build(const std::string& scenario, vcsim::Scenario* sc_out = nullptr) {
   const vcsim::Scenario sc = vcsim::load_scenario(kScenarios + scenario);

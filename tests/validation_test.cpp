@@ -129,13 +129,7 @@ def finish():
         print('FAILED:', ', '.join(failed)); sys.exit(1)
 )PY";
 
-int analyse(const std::string& code) {
-  static int counter = 0;
-  const fs::path script = temp_dir() / ("check_" + std::to_string(++counter) + ".py");
-  std::ofstream(script) << kPrelude << code << "\nfinish()\n";
-  std::fflush(stdout);
-  return std::system((cli::kPython + " " + script.string()).c_str());
-}
+int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), kPrelude, code); }
 
 // ---- Boos closed forms (boos-petersen.md §2) ----
 
