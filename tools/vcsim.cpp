@@ -22,6 +22,7 @@
 #include "engine/simulation.h"
 #include "engine/step_guard.h"
 #include "geometry/geometry_error.h"
+#include "tools/sweep.h"
 #include "tools/vcexport.h"
 
 namespace {
@@ -253,6 +254,16 @@ int main(int argc, char** argv) {
   anim->add_option("--png-dir", an.png_dir, "Also keep the PNG frames in this directory");
   anim->add_option("--export-dir", an.export_dir, "Keep the exported .vtp/.pvd files in this directory");
 
+  vcsim::sweep::Options sw;
+  auto* swp = app.add_subcommand("sweep", "Run a parameter sweep or Monte Carlo campaign (docs/sweeps.md); also under mpirun");
+  swp->add_option("file", sw.file, "Sweep file (YAML)")->required();
+  swp->add_option("-o,--output", sw.output, "Output HDF5 table (default: the sweep's output, else <sweep stem>.h5)");
+  swp->add_option("--jobs", sw.jobs, "Runs at once on this machine/rank, each with 1 thread (default: cores / ranks on the node)")
+      ->check(CLI::PositiveNumber);
+  swp->add_flag("--resume", sw.resume, "Continue an interrupted campaign: finished runs are not redone");
+  swp->add_flag("--check", sw.check_only, "Validate the sweep file and every run's scenario; run nothing");
+  swp->add_flag("-q,--quiet", sw.quiet, "No per-run lines");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -268,6 +279,7 @@ int main(int argc, char** argv) {
     return run_plot(plot_file, plot_dir, extra);
   }
   if (exp->parsed()) return run_export(ex);
+  if (swp->parsed()) return vcsim::sweep::run_sweep(sw);
   if (anim->parsed()) return run_animate(an);
 
   std::unique_ptr<tbb::global_control> thread_cap;
