@@ -507,6 +507,59 @@ std::string canonical_path(const std::string& p) {
   return out;
 }
 
+// Segments of an override path: "contacts[0].k_v" and "contacts.0.k_v" -> {contacts, 0, k_v}.
+std::vector<std::string> path_segments(const std::string& p) {
+  std::vector<std::string> segs;
+  std::string seg;
+  for (size_t i = 0; i <= p.size(); ++i) {
+    const char c = i < p.size() ? p[i] : '.';
+    if (c == '.' || c == '[' || c == ']') {
+      if (!seg.empty()) segs.push_back(seg);
+      seg.clear();
+    } else {
+      seg += c;
+    }
+  }
+  return segs;
+}
+
+// Is the value at `path` written in the document?
+bool path_in_document(const YAML::Node& doc, const std::string& path) {
+  YAML::Node cur;
+  cur.reset(doc);
+  for (const auto& seg : path_segments(path)) {
+    YAML::Node next;
+    if (cur.IsSequence()) {
+      if (seg.find_first_not_of("0123456789") != std::string::npos || std::stoul(seg) >= cur.size()) return false;
+      next.reset(cur[std::stoul(seg)]);
+    } else if (cur.IsMap()) {
+      bool found = false;
+      for (auto it = cur.begin(); it != cur.end(); ++it)
+        if (it->first.Scalar() == seg) next.reset(it->second), found = true;
+      if (!found) return false;
+    } else {
+      return false;
+    }
+    cur.reset(next);
+  }
+  return true;
+}
+
+// Marks `path` as present (a `fixed` override writes it): creates it with a null value when missing.
+void set_in_document(YAML::Node& doc, const std::string& path) {
+  if (path_in_document(doc, path)) return;
+  YAML::Node cur;
+  cur.reset(doc);
+  for (const auto& seg : path_segments(path)) {
+    if (cur.IsSequence()) return;  // an index past the end: leave it to the loader
+    if (!cur.IsMap() && !cur.IsNull()) return;
+    YAML::Node next = cur[seg];
+    if (!next.IsDefined() || next.IsNull()) cur[seg] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node n2 = cur[seg];
+    cur.reset(n2);
+  }
+}
+
 std::string default_column_name(const std::string& path) {
   std::string c;
   for (char ch : path) c += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
@@ -907,6 +960,8 @@ void validate_runs(Campaign& c) {
   for (const auto& b : base.bodies) c.body_names.push_back(b.name);
   for (const auto& ct : base.contacts) c.pair_names.push_back(ct.body_i + "__" + ct.body_j);
   // 2. each parameter's path, with its first value
+  YAML::Node base_doc = YAML::Load(s.base_text);
+  for (const auto& f : s.fixed) set_in_document(base_doc, f.first);
   for (size_t k = 0; k < s.params.size(); ++k) {
     const Parameter& p = s.params[k];
     auto o = fixed;
@@ -914,10 +969,13 @@ void validate_runs(Campaign& c) {
     try {
       load_scenario(s.base, o);
     } catch (const InputError& e) {
+      // A path written in the base file (or by `fixed`) is a value problem; a path the file does not have is
+      // a path problem (a typo, or a key the scenario format does not know).
       const std::string canon = canonical_path(p.path);
-      const bool value_error = e.key_path == canon ||
-                               (e.key_path.size() > canon.size() && e.key_path.compare(0, canon.size(), canon) == 0 &&
-                                (e.key_path[canon.size()] == '.' || e.key_path[canon.size()] == '['));
+      const bool value_error = path_in_document(base_doc, p.path) &&
+                               (e.key_path == canon ||
+                                (e.key_path.size() > canon.size() && e.key_path.compare(0, canon.size(), canon) == 0 &&
+                                 (e.key_path[canon.size()] == '.' || e.key_path[canon.size()] == '[')));
       if (!value_error || e.file.find("--set " + o.back()) == std::string::npos)
         throw wrap(e, p.path_node, p.key_path + ".path", "a path of a value in " + s.base + " (as for --set)",
                    "'" + p.path + "'");
