@@ -1708,6 +1708,11 @@ int run_sweep(const Options& opt) {
   long done = already;
   int workers_alive = mpi.size - 1;
   auto record = [&](const RunResult& r) {
+    // After a Ctrl-C the runs were interrupted too (same process group): not a result, redo them on --resume.
+    if (g_interrupted && r.status != "completed") {
+      if (!opt.quiet) std::cout << "run " << r.index << " interrupted (not recorded)\n" << std::flush;
+      return;
+    }
     write_file_atomic(P.result(r.index), encode(r));
     results[size_t(r.index)] = r;
     ++done;
