@@ -1205,8 +1205,8 @@ struct Child {
   Clock::time_point start;
 };
 
-pid_t spawn_run(const Campaign& c, const Paths& P, const std::string& exe, long run) {
-  std::vector<std::string> args = {exe, "run", c.spec.base, "-o", P.series(run), "--threads", "1", "-q"};
+pid_t spawn_run(const Campaign& c, const Paths& P, const std::string& exe, long run, int threads) {
+  std::vector<std::string> args = {exe, "run", c.spec.base, "-o", P.series(run), "--threads", std::to_string(threads), "-q"};
   for (const auto& o : c.overrides(run)) args.insert(args.end(), {"--set", o});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -1281,14 +1281,14 @@ struct LocalPool {
   const Campaign& c;
   const Paths& P;
   std::string exe;
-  int jobs = 1, rank = 0;
+  int jobs = 1, rank = 0, threads = 1;
   std::vector<Child> running;
 
   bool start(long run) {
     Child ch;
     ch.run = run;
     ch.start = Clock::now();
-    ch.pid = spawn_run(c, P, exe, run);
+    ch.pid = spawn_run(c, P, exe, run, threads);
     running.push_back(ch);
     return true;
   }
@@ -1633,9 +1633,10 @@ int run_sweep(const Options& opt) {
   }
 
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = opt.jobs > 0 ? opt.jobs : std::max(1, cores / std::max(1, mpi.local_size));
+  const int threads = std::max(1, opt.threads_per_run);
+  const int jobs = opt.jobs > 0 ? opt.jobs : std::max(1, cores / (std::max(1, mpi.local_size) * threads));
   const std::string exe = opt.self_exe.empty() ? fs::read_symlink("/proc/self/exe").string() : opt.self_exe;
-  LocalPool pool{c, P, exe, jobs, mpi.rank, {}};
+  LocalPool pool{c, P, exe, jobs, mpi.rank, threads, {}};
   const size_t ncols = c.spec.outcome_columns.size();
   std::vector<std::optional<RunResult>> results(size_t(c.runs));
   std::deque<long> pending;
@@ -1701,7 +1702,7 @@ int run_sweep(const Options& opt) {
     std::cout << "sweep      " << c.spec.name << " (" << opt.file << "): " << c.runs << " runs of " << c.spec.base
               << "\n"
               << "parallel   " << jobs << " concurrent run(s)" << (mpi.size > 1 ? " per rank, " + std::to_string(mpi.size) + " MPI ranks" : "")
-              << ", 1 thread each\n";
+              << ", " << threads << (threads == 1 ? " thread" : " threads") << " each\n";
     if (opt.resume) std::cout << "resume     " << already << " of " << c.runs << " runs already finished; running " << pending.size() << "\n";
     std::cout.flush();
   }

@@ -14,7 +14,8 @@ namespace vcsim::sweep {
 struct Options {
   std::string file;      // the sweep file (YAML)
   std::string output;    // HDF5 table; default: the sweep's `output`, else <sweep stem>.h5
-  int jobs = 0;          // concurrent runs on this process (rank); 0 = cores / ranks on this node
+  int jobs = 0;          // concurrent runs on this process (rank); 0 = cores / (ranks on this node x threads_per_run)
+  int threads_per_run = 1;  // TBB threads of each run (bit-identical tables are guaranteed only with 1)
   bool resume = false;   // keep the finished runs of an interrupted campaign
   bool quiet = false;    // no per-run lines
   bool check_only = false;  // validate the sweep file and every run's scenario, run nothing

@@ -260,6 +260,9 @@ int main(int argc, char** argv) {
   swp->add_option("-o,--output", sw.output, "Output HDF5 table (default: the sweep's output, else <sweep stem>.h5)");
   swp->add_option("--jobs", sw.jobs, "Runs at once on this machine/rank, each with 1 thread (default: cores / ranks on the node)")
       ->check(CLI::PositiveNumber);
+  swp->add_option("--threads-per-run", sw.threads_per_run,
+                  "TBB threads of each run (default 1; tables are bit-identical across --jobs/ranks only with 1)")
+      ->check(CLI::PositiveNumber);
   swp->add_flag("--resume", sw.resume, "Continue an interrupted campaign: finished runs are not redone");
   swp->add_flag("--check", sw.check_only, "Validate the sweep file and every run's scenario; run nothing");
   swp->add_flag("-q,--quiet", sw.quiet, "No per-run lines");
