@@ -1769,6 +1769,10 @@ int run_sweep(const Options& opt) {
     }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
+#ifdef VCSIM_HAVE_MPI
+    // The other ranks are waiting for run indices: stop the whole job (finished runs stay recorded).
+    if (mpi.active && mpi.size > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
     exit_status = 1;
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
