@@ -401,3 +401,31 @@ TEST_CASE("Sweep: bad sweep files get file:line:column errors, exit status 2, an
   CHECK(missing.status == 2);
   CHECK(missing.output.find("/nonexistent/sweep.yaml: error: expected a readable sweep file") != std::string::npos);
 }
+
+TEST_CASE("Sweep: a run that fails is a failed row with its error, the others complete, exit status 1") {
+  // k = 1e12 N/m^1.5 with a 1 ms step blows up at the first impact (the energy guard stops that run).
+  const std::string sweep = write_file("failing.yaml", "base: " + kSource + R"(/scenarios/bouncing_ball.yaml
+fixed: {simulation.duration: 0.3, simulation.step: 1.0e-3}
+parameters:
+  - {path: "contacts[0].k", name: k, list: [1.0e6, 1.0e12]}
+outcomes:
+  fc: {event: first_contact}
+  top: {max: bodies.ball.position.z, from: fc}
+pass: "top > 0"
+)");
+  const std::string out = (dir() / "failing.h5").string();
+  const Run r = run("sweep " + sweep + " -o " + out + " -q");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("summary    2 runs: 1 completed, 1 failed; pass (top > 0): 1 of 2") != std::string::npos);
+  const Table t = read_table(out);
+  REQUIRE(t.ok);
+  REQUIRE(t.status.size() == 2);
+  CHECK(t.status[0] == "completed");
+  CHECK(t.status[1].rfind("failed: exit status 1: error: energy explosion", 0) == 0);
+  CHECK(std::isnan(t.num.at("top")[1]));
+  CHECK(t.num.at("pass")[1] == 0);
+  // Run 0 is the drop of the bouncing ball: first contact at sqrt(2 x 0.1 m / g) = 0.1428 s (next 1 ms sample).
+  CHECK(t.num.at("fc")[0] == Approx(0.143).margin(1e-9));
+  CHECK(t.num.at("pass")[0] == 1);
+}
