@@ -429,3 +429,45 @@ pass: "top > 0"
   CHECK(t.num.at("fc")[0] == Approx(0.143).margin(1e-9));
   CHECK(t.num.at("pass")[0] == 1);
 }
+
+TEST_CASE("Sweep: event outcomes: the tippe-top inverts, a falling ball is never at rest") {
+  // The tippe-top (scenarios/tippe_top.yaml) turns over at ~1.6 s: its symmetry axis (body z, initially 0.1 rad
+  // from up) must cross the horizontal before then and point down at 2.5 s.
+  const std::string sweep = write_file("events.yaml", "base: " + kSource + R"(/scenarios/tippe_top.yaml
+fixed: {simulation.duration: 2.5}
+parameters:
+  - {path: "contacts[0].mu_c", name: mu_c, list: [0.3]}
+outcomes:
+  inverted: {event: inverted, body: top}
+  pose: {final_pose: top}
+  rest: {event: at_rest, body: top}
+)");
+  const std::string out = (dir() / "events.h5").string();
+  const Run r = run("sweep " + sweep + " -o " + out + " -q");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const Table t = read_table(out);
+  REQUIRE(t.ok);
+  const double inv = t.num.at("inverted")[0];
+  CHECK(inv > 0.1);
+  CHECK(inv < 1.6);
+  const double qx = t.num.at("pose_qx")[0], qy = t.num.at("pose_qy")[0];
+  CHECK(1 - 2 * (qx * qx + qy * qy) < 0);  // z component of the body z axis at the end: pointing down
+  CHECK(std::isnan(t.num.at("rest")[0]));   // still spinning: never at rest
+
+  const std::string fall = write_file("fall.yaml", "base: " + kSource + R"(/scenarios/free_fall.yaml
+parameters:
+  - {path: "bodies.ball.velocity[0]", name: vx, list: [0, 1]}
+outcomes:
+  rest: {event: at_rest, body: ball}
+  vz: {final: bodies.ball.velocity.z}
+)");
+  const std::string fo = (dir() / "fall.h5").string();
+  REQUIRE(run("sweep " + fall + " -o " + fo + " -q").status == 0);
+  const Table f = read_table(fo);
+  REQUIRE(f.ok);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(std::isnan(f.num.at("rest")[i]));
+    CHECK(f.num.at("vz")[i] == Approx(-9.81 * 1.0).margin(1e-9));  // free fall for 1 s from rest vertically
+  }
+}
