@@ -3,6 +3,7 @@
 #include "contact/cellular_contact.h"
 #include "contact/model_params.h"
 #include "contact/point_contact.h"
+#include "contact/point_vertices_contact.h"
 #include "contact/volumetric_contact.h"
 #include "geometry/point_contact_geometry.h"
 
@@ -53,6 +54,16 @@ std::unique_ptr<ContactPair> make_contact(const std::string& model, const std::m
     if (!geo::point_pair_supported(si, sj, &why)) throw ContactError(where, "model point: " + why);
     return std::make_unique<PointContact>(p, si, sj);
   }
+  if (model == "point_vertices") {
+    if (sides.geometry_i.cells.empty() || sides.geometry_j.cells.empty())
+      throw ContactError(where, "model point_vertices: both bodies need a geometry with at least one cell");
+    const size_t vi = geo::body_vertices(sides.geometry_i).size(), vj = geo::body_vertices(sides.geometry_j).size();
+    if (vi + vj == 0)
+      throw ContactError(where, "model point_vertices: a body with vertices (a box or mesh primitive, "
+                                "docs/contact-models.md), but neither body has any; use the point model for "
+                                "sphere/ellipsoid pairs or the volumetric model for smooth shapes");
+    return std::make_unique<PointVerticesContact>(p, sides.geometry_i, sides.geometry_j);
+  }
   if (model == "volumetric") {
     const size_t ni = sides.geometry_i.cells.size(), nj = sides.geometry_j.cells.size();
     if (ni != 1 || nj != 1)
@@ -65,7 +76,7 @@ std::unique_ptr<ContactPair> make_contact(const std::string& model, const std::m
       throw ContactError(where, "model cellular: both bodies need a geometry with at least one cell");
     return std::make_unique<CellularContact>(p, sides.geometry_i, sides.geometry_j, options);
   }
-  throw ContactError(where, "model one of point, volumetric, cellular (got '" + model + "')");
+  throw ContactError(where, "model one of point, point_vertices, volumetric, cellular (got '" + model + "')");
 }
 
 }  // namespace vcsim::contact

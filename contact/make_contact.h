@@ -24,7 +24,7 @@ struct ContactSides {
   Pose com_offset_j = Pose{};
 };
 
-// model: "point", "volumetric" or "cellular"; params validated by check_parameters already.
+// model: "point", "point_vertices", "volumetric" or "cellular"; params validated by check_parameters already.
 // Throws std::runtime_error-derived errors (with `where`) when the model cannot handle the shapes,
 // e.g. a point model on a box.
 std::unique_ptr<ContactPair> make_contact(const std::string& model, const std::map<std::string, double>& params,

@@ -24,7 +24,7 @@ ModelParams resolve_parameters(const std::string& model, const std::map<std::str
   };
   ModelParams m;
   NormalParams& n = m.normal;
-  if (model == "point") {
+  if (is_point_model(model)) {
     n.k = get("k");
     n.n = get("n");
     n.alpha = get("alpha");

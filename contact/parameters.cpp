@@ -84,12 +84,14 @@ std::string fmt(double x) {
 
 }  // namespace
 
-std::vector<std::string> model_names() { return {"point", "volumetric", "cellular"}; }
+std::vector<std::string> model_names() { return {"point", "point_vertices", "volumetric", "cellular"}; }
+
+bool is_point_model(const std::string& model) { return model == "point" || model == "point_vertices"; }
 
 const std::vector<ParameterInfo>& model_parameters(const std::string& model) {
   static const std::vector<ParameterInfo> point = build_point();
   static const std::vector<ParameterInfo> volumetric = build_volumetric();
-  if (model == "point") return point;
+  if (is_point_model(model)) return point;  // point_vertices: the same law at every vertex
   if (model == "volumetric" || model == "cellular") return volumetric;  // cellular = volumetric per cell pair
   return empty_table();
 }
@@ -99,7 +101,7 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
   std::vector<ParameterIssue> issues;
   const auto& table = model_parameters(model);
   if (table.empty()) {
-    issues.push_back({"", "model one of point, volumetric, cellular (got '" + model + "')"});
+    issues.push_back({"", "model one of point, point_vertices, volumetric, cellular (got '" + model + "')"});
     return issues;
   }
   std::set<std::string> known;
@@ -120,7 +122,7 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
       if (info.name == k) return info.default_value;
     return kRequired;
   };
-  const bool volumetric = model != "point";
+  const bool volumetric = !is_point_model(model);
   // Required parameters. k_v may be replaced by the pair (k_v_i, k_v_j).
   for (const auto& info : table) {
     if (!std::isnan(info.default_value) || has(info.name)) continue;
@@ -137,7 +139,7 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
 
   const double e = get("e_eff");
   check("e_eff", e > 0 && e <= 1, "e_eff in (0, 1] (e_eff = 0 is impossible, eq 3.24; use 0.01 for plastic)");
-  if (model == "point") {
+  if (!volumetric) {
     check("k", finite_pos(get("k")), "k > 0 and finite");
     check("n", std::isfinite(get("n")) && get("n") >= 1, "n >= 1");
     check("alpha", std::isfinite(get("alpha")) && get("alpha") >= 0, "alpha >= 0 (0: the e_eff law)");

@@ -14,8 +14,11 @@ struct ParameterInfo {
   std::string description;
 };
 
-// Model names accepted in scenario files ("point", "volumetric", "cellular").
+// Model names accepted in scenario files ("point", "point_vertices", "volumetric", "cellular").
 std::vector<std::string> model_names();
+// The point-law models (Hertz/Sandia k δ^n at points): "point" and the per-vertex "point_vertices"; they share
+// one parameter table.
+bool is_point_model(const std::string& model);
 // Parameters a model accepts; empty when the model is unknown.
 const std::vector<ParameterInfo>& model_parameters(const std::string& model);
 

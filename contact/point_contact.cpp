@@ -21,11 +21,78 @@ PointContact::PointContact(const ModelParams& params, const geo::PointShape& sha
   if (!geo::point_pair_supported(shape_i, shape_j, &why)) throw std::invalid_argument(why);
 }
 
-void PointContact::initial_states(double* s) const {
+void point_law_initial_states(const ModelParams& p, double* s) {
   s[0] = s[1] = s[2] = 0;
-  s[3] = p_.normal.s_dw0;
+  s[3] = p.normal.s_dw0;
   s[4] = 0;
 }
+
+PointLawResult point_law(const ModelParams& p, const PointMemory& m, double x, const Vec3& n, const Vec3& v_r,
+                         const double* s, double* ds) {
+  PointLawResult out;
+  const double v_n = n.dot(v_r);
+  const Vec3 v_t = v_r - v_n * n;
+  out.z = Vec3(s[0], s[1], s[2]);
+  const Vec3 z_t = out.z - n * n.dot(out.z);  // only the tangential part of the bristle acts (stale normal part ignored)
+  const double x_ro = s[4];
+  for (int k = 0; k < PointContact::kStates; ++k) ds[k] = 0;
+  out.overlap = x < 0;
+  // With relaxation the contact exerts no force until its onset is latched on an accepted step,
+  // where x_ro := x (eq 3.44: f_n starts from 0).
+  const bool active = out.overlap && (m.in_contact || p.normal.tau_r == 0);
+  if (out.overlap) {
+    const double v_in = m.in_contact ? m.v_in : v_n;
+    // Gonthier's a = −d/(e_eff |v_in|) (3.24, 3.43), or Sandia's constant a = −1.5 α: f_n = k δ^n + λ δ^n δ̇ with
+    // λ = 1.5 α k and δ̇ = −v_n (LaFarge & Lewis 1998, Hunt-Crossley / Marhefka-Orin).
+    const double a = p.normal.alpha > 0 ? -1.5 * p.normal.alpha
+                                        : damping_factor(p.normal.d, p.normal.e_eff, v_in, p.normal.v_small);
+    const double depth = active ? -(x - x_ro) : 0.0;
+    out.f_n = hertz_normal_force(p.normal.k, p.normal.n, depth, a, v_n);
+    out.f_el = hertz_elastic_force(p.normal.k, p.normal.n, depth);
+    out.fr = point_friction(p.friction, out.f_n, v_t, z_t, s[3]);
+    ds[0] = out.fr.z_dot.x();
+    ds[1] = out.fr.z_dot.y();
+    ds[2] = out.fr.z_dot.z();
+    ds[3] = out.fr.s_dw_dot;
+    ds[4] = relaxation_rate(x_ro, p.normal.tau_r);
+  }
+  return out;
+}
+
+void point_law_accept(const ModelParams& p, PointMemory& m, double x, const Vec3& n, double v_n, double* s) {
+  if (x < 0) {
+    if (!m.in_contact) {
+      m.in_contact = true;
+      if (p.normal.tau_r > 0) {
+        // Relaxed spring starts here with zero force: the impact velocity is the current one.
+        m.v_in = v_n;
+        s[4] = x;
+      } else if (m.have_prev && m.prev_x >= 0) {
+        // Linear interpolation of v_n to the crossing x = 0 within the step (P3).
+        const double w = m.prev_x / (m.prev_x - x);
+        m.v_in = m.prev_vn + w * (v_n - m.prev_vn);
+      } else {
+        m.v_in = v_n;
+      }
+    }
+    // Keep the bristle tangential as the normal turns (P8).
+    Vec3 z(s[0], s[1], s[2]);
+    z -= n * n.dot(z);
+    s[0] = z.x();
+    s[1] = z.y();
+    s[2] = z.z();
+  } else if (m.in_contact) {
+    // Separation ends the episode: friction states and relaxation are reset (policy P7(b)).
+    m.in_contact = false;
+    m.v_in = 0;
+    point_law_initial_states(p, s);
+  }
+  m.have_prev = true;
+  m.prev_x = x;
+  m.prev_vn = v_n;
+}
+
+void PointContact::initial_states(double* s) const { point_law_initial_states(p_, s); }
 
 std::vector<Channel> PointContact::channels() const {
   std::vector<Channel> ch = {
@@ -50,43 +117,19 @@ void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinemati
   const geo::PointContactGeometry g = geo::point_contact_geometry(shape_i_, bi.pose, shape_j_, bj.pose);
   const Vec3& n = g.normal;
   const Vec3 v_r = point_velocity(bi, g.point) - point_velocity(bj, g.point);  // eq 3.3
+  const Vec3 v_t = v_r - n.dot(v_r) * n;
+  const PointLawResult law = point_law(p_, m_, g.x, n, v_r, s, ds);
   const double v_n = n.dot(v_r);
-  const Vec3 v_t = v_r - v_n * n;
-  const Vec3 z(s[0], s[1], s[2]);
-  const Vec3 z_t = z - n * n.dot(z);  // only the tangential part of the bristle acts (stale normal part ignored)
-  const double x_ro = s[4];
-  for (int k = 0; k < kStates; ++k) ds[k] = 0;
-
-  double f_n = 0, f_el = 0;
-  PointFriction fr;
-  const bool overlap = g.x < 0;
-  // With relaxation the contact exerts no force until its onset is latched on an accepted step,
-  // where x_ro := x (eq 3.44: f_n starts from 0).
-  const bool active = overlap && (in_contact_ || p_.normal.tau_r == 0);
-  if (overlap) {
-    const double v_in = in_contact_ ? v_in_ : v_n;
-    // Gonthier's a = −d/(e_eff |v_in|) (3.24, 3.43), or Sandia's constant a = −1.5 α: f_n = k δ^n + λ δ^n δ̇ with
-    // λ = 1.5 α k and δ̇ = −v_n (LaFarge & Lewis 1998, Hunt-Crossley / Marhefka-Orin).
-    const double a = p_.normal.alpha > 0 ? -1.5 * p_.normal.alpha
-                                         : damping_factor(p_.normal.d, p_.normal.e_eff, v_in, p_.normal.v_small);
-    const double depth = active ? -(g.x - x_ro) : 0.0;
-    f_n = hertz_normal_force(p_.normal.k, p_.normal.n, depth, a, v_n);
-    f_el = hertz_elastic_force(p_.normal.k, p_.normal.n, depth);
-    fr = point_friction(p_.friction, f_n, v_t, z_t, s[3]);
-    ds[0] = fr.z_dot.x();
-    ds[1] = fr.z_dot.y();
-    ds[2] = fr.z_dot.z();
-    ds[3] = fr.s_dw_dot;
-    ds[4] = relaxation_rate(x_ro, p_.normal.tau_r);
-  }
+  const bool overlap = law.overlap;
+  const Vec3& z = law.z;
   r.in_contact = overlap;
-  r.force = f_n * n + fr.force;
+  r.force = law.f_n * n + law.fr.force;
   r.point = g.point;
   r.couple = Vec3::Zero();  // no contact couple in the point model (§3.2, P15)
-  r.elastic_power = -f_el * v_n;  // power of the stiffness part into the contact spring
-  r.channels = {g.x, n.x(), n.y(), n.z(), f_n, fr.force.x(), fr.force.y(), fr.force.z(),
-                z.x(), z.y(), z.z(), s[3], fr.s, fr.s > 0.5 ? 1.0 : 0.0, x_ro,
-                in_contact_ ? v_in_ : 0.0, v_t.x(), v_t.y(), v_t.z()};
+  r.elastic_power = -law.f_el * v_n;  // power of the stiffness part into the contact spring
+  r.channels = {g.x, n.x(), n.y(), n.z(), law.f_n, law.fr.force.x(), law.fr.force.y(), law.fr.force.z(),
+                z.x(), z.y(), z.z(), s[3], law.fr.s, law.fr.s > 0.5 ? 1.0 : 0.0, s[4],
+                m_.in_contact ? m_.v_in : 0.0, v_t.x(), v_t.y(), v_t.z()};
   ContactDiagnostics d;
   if (overlap) {
     d.center_of_pressure = g.point;  // one point of action, no couple (P15)
@@ -98,38 +141,8 @@ void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinemati
 
 void PointContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {
   const geo::PointContactGeometry g = geo::point_contact_geometry(shape_i_, bi.pose, shape_j_, bj.pose);
-  const Vec3& n = g.normal;
-  const double v_n = n.dot(point_velocity(bi, g.point) - point_velocity(bj, g.point));
-  if (g.x < 0) {
-    if (!in_contact_) {
-      in_contact_ = true;
-      if (p_.normal.tau_r > 0) {
-        // Relaxed spring starts here with zero force: the impact velocity is the current one.
-        v_in_ = v_n;
-        s[4] = g.x;
-      } else if (have_prev_ && prev_x_ >= 0) {
-        // Linear interpolation of v_n to the crossing x = 0 within the step (P3).
-        const double w = prev_x_ / (prev_x_ - g.x);
-        v_in_ = prev_vn_ + w * (v_n - prev_vn_);
-      } else {
-        v_in_ = v_n;
-      }
-    }
-    // Keep the bristle tangential as the normal turns (P8).
-    Vec3 z(s[0], s[1], s[2]);
-    z -= n * n.dot(z);
-    s[0] = z.x();
-    s[1] = z.y();
-    s[2] = z.z();
-  } else if (in_contact_) {
-    // Separation ends the episode: friction states and relaxation are reset (policy P7(b)).
-    in_contact_ = false;
-    v_in_ = 0;
-    initial_states(s);
-  }
-  have_prev_ = true;
-  prev_x_ = g.x;
-  prev_vn_ = v_n;
+  const double v_n = g.normal.dot(point_velocity(bi, g.point) - point_velocity(bj, g.point));
+  point_law_accept(p_, m_, g.x, g.normal, v_n, s);
 }
 
 }  // namespace vcsim::contact

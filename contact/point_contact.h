@@ -5,10 +5,35 @@
 #include <vector>
 
 #include "contact/contact_pair.h"
+#include "contact/friction.h"
 #include "contact/model_params.h"
 #include "geometry/point_contact_geometry.h"
 
 namespace vcsim::contact {
+
+// The per-point law shared by the point model and the per-vertex model (contact/point_vertices_contact.h):
+// one contact point with its five states and its own memory of the contact episode.
+struct PointMemory {
+  bool in_contact = false;
+  double v_in = 0;                  // latched normal impact velocity (< 0)
+  bool have_prev = false;
+  double prev_x = 0, prev_vn = 0;   // at the previous accepted step, to interpolate the crossing
+};
+struct PointLawResult {
+  bool overlap = false;  // x < 0
+  double f_n = 0;        // normal force (eq 3.19 or Sandia's law, clamped >= 0)
+  double f_el = 0;       // its stiffness part k δ^n
+  PointFriction fr;      // bristle friction (eqs 3.28-3.42), on body i
+  Vec3 z = Vec3::Zero(); // bristle state
+};
+// States s[0..4] = (z, s_dw, x_ro) of one point: initial values.
+void point_law_initial_states(const ModelParams& p, double* s);
+// The law at one point of signed separation x (< 0: contact) along the unit normal n (from body j toward body i),
+// relative velocity v_r = v_i(p) − v_j(p) at the point; writes the five state rates ds.
+PointLawResult point_law(const ModelParams& p, const PointMemory& m, double x, const Vec3& n, const Vec3& v_r,
+                         const double* s, double* ds);
+// Once per accepted step: latch the impact velocity (P3), keep the bristle tangential (P8), reset on separation (P7b).
+void point_law_accept(const ModelParams& p, PointMemory& m, double x, const Vec3& n, double v_n, double* s);
 
 class PointContact : public ContactPair {
  public:
@@ -24,17 +49,13 @@ class PointContact : public ContactPair {
                 double* state_derivatives, ContactResult& result) const override;
   void accept_step(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, double* states) override;
 
-  bool in_contact() const { return in_contact_; }
-  double impact_velocity() const { return v_in_; }
+  bool in_contact() const { return m_.in_contact; }
+  double impact_velocity() const { return m_.v_in; }
 
  private:
   ModelParams p_;
   geo::PointShape shape_i_, shape_j_;
-  // Per-contact memory: changes only in accept_step.
-  bool in_contact_ = false;
-  double v_in_ = 0;                    // latched normal impact velocity (< 0)
-  bool have_prev_ = false;
-  double prev_x_ = 0, prev_vn_ = 0;    // at the previous accepted step, to interpolate the crossing
+  PointMemory m_;  // per-contact memory: changes only in accept_step
 };
 
 }  // namespace vcsim::contact

@@ -6,6 +6,7 @@
 #include <functional>
 #include <sstream>
 
+#include "contact/parameters.h"
 #include "geometry/interference.h"
 
 namespace vcsim {
@@ -100,8 +101,10 @@ std::vector<ModeEstimate> estimate_contact_modes(const ContactGuardInput& in, in
   normal.mode = "normal";
   normal.linear.mass = 1.0 / (inv(in.mass_i) + inv(in.mass_j));
   std::ostringstream why;
-  if (in.model == "point") {
+  if (contact::is_point_model(in.model)) {
     // f = k x^n (eqs 2.1-2.4, 3.19) at the static depth x_s = (f/k)^(1/n): df/dx = n k^(1/n) f^((n-1)/n).
+    // point_vertices: one vertex carrying the whole load (with N vertices sharing it the stiffness is
+    // N^(1/n) times larger: the estimate is optimistic by that factor).
     normal.linear.stiffness = np.n * std::pow(np.k, 1 / np.n) * std::pow(f, (np.n - 1) / np.n);
     why << "Hertz df/dx = n k^(1/n) f^((n-1)/n)";
   } else {

@@ -182,6 +182,7 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
     for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
     out->volume = -out->volume;
   }
+  out->vertices = mesh.vertices;
   out->lo = out->hi = mesh.vertices[0];
   for (const Vec3& p : mesh.vertices) out->lo = out->lo.cwiseMin(p), out->hi = out->hi.cwiseMax(p);
   const double extent = (out->hi - out->lo).maxCoeff();

@@ -35,6 +35,7 @@ struct MeshLevelSet {
   double background = 0;  // m, exterior band half-width
   Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();  // bounds of the (scaled) mesh in the primitive frame
   double volume = 0;      // polyhedron volume of the scaled mesh
+  std::vector<Vec3> vertices;  // the scaled mesh's vertices, primitive frame (the per-vertex point model's points)
 };
 
 std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,

@@ -130,7 +130,7 @@ std::vector<Case> catalogue() {
                             "sigma0: 1.0e5, sigma1: 316}\n",
        "@:22:14: error: contacts[1].bodies: expected each body pair in one contact only; got table/ball again"},
       {"contact_unknown_model", replace(B, "model: point", "model: volumetrik"),
-       "@:15:12: error: contacts[0].model: expected a contact model (point, volumetric, cellular); got 'volumetrik'; "
+       "@:15:12: error: contacts[0].model: expected a contact model (point, point_vertices, volumetric, cellular); got 'volumetrik'; "
        "did you mean 'volumetric'?"},
       {"contact_missing_parameter", replace(B, "    k: 1.0e6\n", ""),
        "@:14:5: error: contacts[0]: expected required parameter k [N/m^n]: Hertz stiffness k of f_n = k |x|^n (eqs "

@@ -418,6 +418,6 @@ contacts:
     auto e = error_of("contact6.yaml", replace(two_bodies, "[ball, tabel]\n    model: point\n",
                                                "[ball, table]\n    model: volumetrik\n"));
     check(e, file("contact6.yaml"), 15, 12, "contacts[0].model",
-          "expected a contact model (point, volumetric, cellular); got 'volumetrik'; did you mean 'volumetric'?");
+          "expected a contact model (point, point_vertices, volumetric, cellular); got 'volumetrik'; did you mean 'volumetric'?");
   }
 }
