@@ -105,6 +105,16 @@ std::vector<Column> make_columns(const OutputLayout& layout) {
       add(g + ch.name, ch.width, true, ch.units, ch.description);
     }
   }
+  seen.clear();
+  for (const auto& imp : layout.impulses) {
+    check_name("impulse", imp.name);
+    if (!seen.insert(imp.name).second) throw std::runtime_error("output layout: duplicate impulse name '" + imp.name + "'");
+    const std::string g = "/impulses/" + imp.name + "/";
+    add(g + "count", 1, false, "1", "number of firings up to this sample");
+    add(g + "last_time", 1, false, "s", "time of the latest firing (NaN before the first)");
+    add(g + "linear", 3, true, "N*s", "cumulative linear impulse applied to the body, world frame");
+    add(g + "angular", 3, true, "N*m*s", "cumulative angular impulse applied to the body, world frame");
+  }
   return cols;
 }
 
@@ -219,6 +229,12 @@ class Hdf5File {
       write_text(g, "body_i", p.body_i);
       write_text(g, "body_j", p.body_j);
       write_text(g, "frame", "world; forces and moments act on body_i, body_j receives the opposite");
+      H5Gclose(g);
+    }
+    for (const auto& imp : layout.impulses) {
+      hid_t g = H5Gopen2(file_, ("/impulses/" + imp.name).c_str(), H5P_DEFAULT);
+      write_text(g, "body", imp.body);
+      write_text(g, "trigger", imp.trigger);
       H5Gclose(g);
     }
     write_text(file_, "format", "vcsim-output");
@@ -671,6 +687,14 @@ void OutputWriter::append(const OutputSample& s) {
     v3(p.torque_about_point);
     v3(p.torque_about_body_i);
     row_.insert(row_.end(), p.channels.begin(), p.channels.end());
+  }
+  if (s.impulses.size() != layout_.impulses.size())
+    throw std::runtime_error("OutputWriter::append: sample has " + std::to_string(s.impulses.size()) +
+                             " impulse tallies, layout expects " + std::to_string(layout_.impulses.size()));
+  for (const auto& imp : s.impulses) {
+    row_.insert(row_.end(), {imp.count, imp.last_time});
+    v3(imp.linear);
+    v3(imp.angular);
   }
   backend_->append(row_);
   ++appended_;

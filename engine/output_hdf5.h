@@ -27,10 +27,16 @@ struct OutputPairLayout {
   std::vector<contact::Channel> channels;  // extra per-pair datasets [N, width]
 };
 
+// A scripted impulse of the scenario (docs/output-format.md, "Impulses").
+struct OutputImpulseLayout {
+  std::string name, body, trigger;
+};
+
 struct OutputLayout {
   std::string scenario_name;
   std::vector<std::string> body_names;  // free and fixed bodies
   std::vector<OutputPairLayout> pairs;
+  std::vector<OutputImpulseLayout> impulses;
   std::map<std::string, std::string> text_attributes;  // scenario (YAML text), vcsim_version, ...
   std::map<std::string, double> number_attributes;     // step, duration, output_interval, ...
 };
@@ -53,11 +59,19 @@ struct EnergySample {
   double kinetic = 0, potential = 0, contact = 0, total = 0;
 };
 
+// Running tally of one scripted impulse up to the sample's time.
+struct ImpulseSample {
+  double count = 0;      // firings so far
+  double last_time = 0;  // s, latest firing (NaN before the first)
+  Vec3 linear = Vec3::Zero(), angular = Vec3::Zero();  // cumulative impulse, world frame
+};
+
 struct OutputSample {
   double time = 0;
   std::vector<BodySample> bodies;
   EnergySample energy;
   std::vector<PairSample> pairs;
+  std::vector<ImpulseSample> impulses;  // one per OutputLayout::impulses
 };
 
 struct OutputOptions {

@@ -46,6 +46,23 @@ struct MaterialPairSpec {
   geo::SourceLocation where;
 };
 
+// A scripted impulse (docs/scenario-format.md, "Impulses"): a velocity jump of one body, applied between
+// accepted steps (never inside integrator stages), at a time or whenever a signal of a body crosses a level.
+// Δv = linear / m, Δω = I_world⁻¹ angular (Xie & Chakraborty's external impulses, reference §1.10).
+struct ImpulseSpec {
+  std::string name;      // "impulse_<index>" unless given
+  std::string body;      // receives the impulse
+  Vec3 linear = Vec3::Zero();   // N s, world frame, through the centre of mass
+  Vec3 angular = Vec3::Zero();  // N m s, world frame
+  // Trigger: `at` (once), or a crossing of `signal` of `signal_body` through `level` (every time).
+  std::optional<double> at;        // s
+  std::string signal_body;         // defaults to `body`
+  std::string signal;              // "velocity.x" ... "angular_velocity.z", "position.z"
+  double level = 0;
+  int direction = 0;               // -1 falling (from above to <= level), +1 rising, 0 either
+  geo::SourceLocation where;
+};
+
 struct Scenario {
   std::string name;
   std::string source_file;
@@ -60,6 +77,7 @@ struct Scenario {
   std::vector<BodySpec> bodies;
   std::vector<ContactSpec> contacts;
   std::vector<MaterialPairSpec> material_pairs;
+  std::vector<ImpulseSpec> impulses;
 };
 
 }  // namespace vcsim

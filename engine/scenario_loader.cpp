@@ -738,7 +738,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
 
   L.check_map(root, "",
               {"name", "description", "simulation", "gravity", "output", "bodies", "contacts", "materials",
-               "material_pairs"},
+               "material_pairs", "impulses"},
               "the scenario");
   const std::string stem = std::filesystem::path(path).stem().string();
   sc.name = stem;
@@ -979,6 +979,93 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       L.read_params(n, cp, set.model, {"bodies", "model"}, set);
       L.check_param_set(set, n, cp);
       sc.contacts.push_back(ContactSpec{names[0], names[1], set.model, set.params, L.locate(n, cp)});
+    }
+  }
+
+  // impulses: [{body, at | when: {signal, crosses, direction, body}, linear, angular, name}]
+  // (docs/scenario-format.md, "Impulses").
+  if (YAML::Node is = Loader::find(root, "impulses"); is.IsDefined() && !is.IsNull()) {
+    const std::string form = "a list of {body, at or when, linear and/or angular}";
+    if (!is.IsSequence()) L.fail_got(is, "impulses", form);
+    static const std::vector<std::string> signals = {
+        "position.x", "position.y", "position.z", "velocity.x", "velocity.y", "velocity.z",
+        "angular_velocity.x", "angular_velocity.y", "angular_velocity.z"};
+    const auto free_body = [&](const YAML::Node& n, const std::string& kp) {
+      const std::string nm = L.string(n, kp, "a body name");
+      const auto it = std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == nm; });
+      if (it == sc.bodies.end()) {
+        std::string msg = "expected a body defined under 'bodies' (" + join_list(body_names) + "); got '" + nm + "'";
+        const std::string hint = did_you_mean(nm, body_names);
+        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+        L.fail(n, kp, msg);
+      }
+      return it;
+    };
+    std::set<std::string> names;
+    for (size_t i = 0; i < is.size(); ++i) {
+      const YAML::Node n = is[i];
+      const std::string ip = index_path("impulses", i);
+      L.check_map(n, ip, {"name", "body", "at", "when", "linear", "angular"}, "an impulse");
+      ImpulseSpec imp;
+      imp.where = L.locate(n, ip);
+      imp.name = "impulse_" + std::to_string(i);
+      if (YAML::Node nm = Loader::find(n, "name"); nm.IsDefined()) {
+        imp.name = L.string(nm, child_path(ip, "name"), "an impulse name");
+        if (!valid_name(imp.name))
+          L.fail(nm, child_path(ip, "name"), "expected an impulse name of letters, digits, '_' and '-'; got '" + imp.name + "'");
+      }
+      if (!names.insert(imp.name).second)
+        L.fail(n, ip, "expected unique impulse names; got '" + imp.name + "' again");
+      const std::string bk = child_path(ip, "body");
+      const YAML::Node bn = L.require(n, "body", ip, "the name of the body that receives the impulse");
+      const auto body = free_body(bn, bk);
+      if (body->fixed) L.fail(bn, bk, "expected a body that is not fixed (a fixed body cannot take an impulse); got '" + body->name + "'");
+      imp.body = body->name;
+      const YAML::Node ln = Loader::find(n, "linear"), an = Loader::find(n, "angular");
+      if (!ln.IsDefined() && !an.IsDefined())
+        L.fail(n, ip, "expected 'linear' (N s) and/or 'angular' (N m s), world frame; got neither");
+      if (ln.IsDefined()) imp.linear = L.vec3(ln, child_path(ip, "linear"), "a linear impulse in N s, world frame");
+      if (an.IsDefined()) imp.angular = L.vec3(an, child_path(ip, "angular"), "an angular impulse in N m s, world frame");
+      const YAML::Node at = Loader::find(n, "at"), when = Loader::find(n, "when");
+      if (at.IsDefined() == when.IsDefined())
+        L.fail(n, ip,
+               std::string("expected exactly one trigger, 'at' (a time in s) or 'when' ({signal, crosses, direction}); got ") +
+                   (at.IsDefined() ? "both" : "neither"));
+      if (at.IsDefined()) {
+        const std::string kp = child_path(ip, "at");
+        const double t = L.number(at, kp, "a time in s");
+        if (!(t >= 0 && t <= sc.duration))
+          L.fail(at, kp, "expected a time in [0, " + fmt_number(sc.duration) + "] s (the simulated span); got " + fmt_number(t) + " s");
+        imp.at = t;
+      } else {
+        const std::string wp = child_path(ip, "when");
+        L.check_map(when, wp, {"signal", "crosses", "direction", "body"}, "a crossing trigger");
+        const std::string sp = child_path(wp, "signal");
+        const YAML::Node sn = L.require(when, "signal", wp, "a state signal: " + join_list(signals));
+        imp.signal = L.string(sn, sp, "a state signal");
+        if (std::find(signals.begin(), signals.end(), imp.signal) == signals.end()) {
+          std::string msg = "expected a state signal (" + join_list(signals) + "); got '" + imp.signal + "'";
+          const std::string hint = did_you_mean(imp.signal, signals);
+          if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+          L.fail(sn, sp, msg);
+        }
+        imp.level = L.number(L.require(when, "crosses", wp, "the level in SI units"), child_path(wp, "crosses"),
+                             "a level (number, SI units)");
+        imp.signal_body = imp.body;
+        if (YAML::Node b = Loader::find(when, "body"); b.IsDefined()) {
+          const auto sb = free_body(b, child_path(wp, "body"));
+          imp.signal_body = sb->name;
+        }
+        if (YAML::Node d = Loader::find(when, "direction"); d.IsDefined()) {
+          const std::string dp = child_path(wp, "direction");
+          const std::string dir = L.string(d, dp, "falling, rising or either");
+          if (dir == "falling") imp.direction = -1;
+          else if (dir == "rising") imp.direction = 1;
+          else if (dir == "either") imp.direction = 0;
+          else L.fail(d, dp, "expected falling, rising or either; got '" + dir + "'");
+        }
+      }
+      sc.impulses.push_back(std::move(imp));
     }
   }
 

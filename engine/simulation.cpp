@@ -19,6 +19,16 @@ OutputLayout make_layout(const Scenario& scenario, const World& world) {
   for (const auto& b : world.bodies) layout.body_names.push_back(b.name);
   for (const auto& c : world.contacts)
     layout.pairs.push_back({c.name, world.bodies[c.body_i].name, world.bodies[c.body_j].name, c.pair->channels()});
+  for (const auto& imp : scenario.impulses) {
+    std::ostringstream trigger;
+    trigger.precision(17);
+    if (imp.at)
+      trigger << "at " << *imp.at << " s";
+    else
+      trigger << "when " << imp.signal_body << " " << imp.signal << " crosses " << imp.level << " ("
+              << (imp.direction < 0 ? "falling" : imp.direction > 0 ? "rising" : "either way") << ")";
+    layout.impulses.push_back({imp.name, imp.body, trigger.str()});
+  }
   layout.text_attributes = {{"scenario", scenario.source_text},
                             {"scenario_file", scenario.source_file},
                             {"vcsim_version", VCSIM_VERSION},
@@ -32,9 +42,11 @@ OutputLayout make_layout(const Scenario& scenario, const World& world) {
 }
 
 OutputSample make_sample(double t, const World& world, const VecX& x, const Energies& e,
-                         const std::vector<contact::ContactResult>& results) {
+                         const std::vector<contact::ContactResult>& results, const ImpulseScript& script) {
   OutputSample s;
   s.time = t;
+  for (const auto& tally : script.tallies())
+    s.impulses.push_back({static_cast<double>(tally.count), tally.last_time, tally.linear, tally.angular});
   for (size_t i = 0; i < world.bodies.size(); ++i) {
     const auto k = world.kinematics(x, static_cast<int>(i));
     s.bodies.push_back({k.pose.position, k.pose.rotation, k.velocity, k.angular_velocity});
@@ -141,6 +153,68 @@ int dump_overlaps(const World& world, const VecX& x, double tolerance, const std
 
 }  // namespace
 
+ImpulseScript::ImpulseScript(const Scenario& scenario, const World& world)
+    : world_(world), specs_(scenario.impulses) {
+  auto index = [&](const std::string& name) {
+    for (size_t i = 0; i < world.bodies.size(); ++i)
+      if (world.bodies[i].name == name) return static_cast<int>(i);
+    throw std::runtime_error("impulse: no body '" + name + "'");  // the loader checked the names
+  };
+  static const char* kSignals[] = {"position.x", "position.y", "position.z", "velocity.x", "velocity.y",
+                                   "velocity.z", "angular_velocity.x", "angular_velocity.y", "angular_velocity.z"};
+  for (const auto& s : specs_) {
+    body_.push_back(index(s.body));
+    signal_body_.push_back(s.at ? -1 : index(s.signal_body));
+    int c = -1;
+    for (int k = 0; k < 9; ++k)
+      if (s.signal == kSignals[k]) c = k;
+    component_.push_back(c);
+  }
+  previous_.assign(specs_.size(), 0);
+  done_.assign(specs_.size(), false);
+  tallies_.assign(specs_.size(), ImpulseTally{});
+}
+
+double ImpulseScript::signal(size_t i, const VecX& x) const {
+  const auto k = world_.kinematics(x, signal_body_[i]);
+  const int c = component_[i];
+  return c < 3 ? k.pose.position[c] : c < 6 ? k.velocity[c - 3] : k.angular_velocity[c - 6];
+}
+
+// Δv = P/m, Δω = I_world⁻¹ L with I_world = R I_body Rᵀ (the impulse-momentum relations of a rigid body).
+int ImpulseScript::fire(size_t i, double t, VecX& x) {
+  const RigidBody& b = world_.bodies[body_[i]];
+  const int off = b.state_offset;
+  const Mat3 R = Quat(x[off + 3], x[off + 4], x[off + 5], x[off + 6]).normalized().toRotationMatrix();
+  x.segment<3>(off + 7) += specs_[i].linear / b.mass;
+  x.segment<3>(off + 10) += R * b.inertia_body_inverse * R.transpose() * specs_[i].angular;
+  ImpulseTally& tally = tallies_[i];
+  ++tally.count;
+  tally.last_time = t;
+  tally.linear += specs_[i].linear;
+  tally.angular += specs_[i].angular;
+  return 1;
+}
+
+int ImpulseScript::apply(double t, double h, VecX& x) {
+  int fired = 0;
+  std::vector<size_t> due;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    const ImpulseSpec& s = specs_[i];
+    if (s.at) {
+      if (!done_[i] && t >= *s.at - 0.5 * h) due.push_back(i), done_[i] = true;
+    } else if (t > 0) {  // a crossing needs a previous accepted state
+      const double now = signal(i, x) - s.level, before = previous_[i] - s.level;
+      const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
+      if ((s.direction <= 0 && falls) || (s.direction >= 0 && rises)) due.push_back(i);
+    }
+  }
+  for (size_t i : due) fired += fire(i, t, x);  // all triggers judged on the state before any of them
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (!specs_[i].at) previous_[i] = signal(i, x);
+  return fired;
+}
+
 RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options) {
   World& world = built.world;
   VecX x = built.initial_state;
@@ -165,11 +239,15 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   auto wall_seconds = [&] { return std::chrono::duration<double>(Clock::now() - wall_start).count(); };
   const long queries_at_start = geo::interference_query_count();
 
+  ImpulseScript script(scenario, world);
+  script.start(x);
+  summary.impulses_applied = 0;
+  for (const auto& tally : script.tallies()) summary.impulses_applied += tally.count;
   std::vector<contact::ContactResult> results;
   VecX scratch(world.state_size());
   auto write_sample = [&](double t, const Energies& e) {
     world.derivative(t, x, scratch, &results);
-    writer.append(make_sample(t, world, x, e, results));
+    writer.append(make_sample(t, world, x, e, results, script));
     ++summary.samples;
   };
 
@@ -204,7 +282,14 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       break;
     }
     world.accept_step(t, x);
+    const int fired = script.apply(t, h, x);  // scripted impulses: between accepted steps only
     e = world.energies(x);
+    if (fired) {
+      // An impulse is external work, not an energy error: the guard's baseline restarts from the new state.
+      summary.impulses_applied += fired;
+      min_total = e.total();
+      max_kinetic = std::max(max_kinetic, e.kinetic);
+    }
     const double rise = e.total() - min_total;
     // The scale grows only with healthy states (rise within 1e-3 of it): the kinetic energy of an explosion
     // in progress must not raise its own bound.
@@ -250,6 +335,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   writer.set_number_attribute("steps", static_cast<double>(summary.steps));
   writer.set_number_attribute("rhs_evaluations", static_cast<double>(summary.rhs_evaluations));
   writer.set_number_attribute("interference_queries", static_cast<double>(summary.interference_queries));
+  if (!script.empty()) writer.set_number_attribute("impulses_applied", static_cast<double>(summary.impulses_applied));
   writer.close();
   if (options.on_progress) options.on_progress({t, scenario.duration, summary.wall_time});
   return summary;

@@ -1,5 +1,6 @@
 // Runs a world through time with a fixed-step integrator, writing samples to HDF5 as it goes.
 #pragma once
+#include <cmath>
 #include <csignal>
 #include <functional>
 #include <string>
@@ -32,6 +33,7 @@ struct RunSummary {
   bool passive = true;
   std::string failure_message;
   int vdb_files = 0;  // written by --dump-vdb
+  long impulses_applied = 0;  // scripted impulses fired (Scenario::impulses)
 };
 
 // Builds the world from a validated scenario (mass properties from geometry where asked,
@@ -41,6 +43,35 @@ struct BuiltWorld {
   VecX initial_state;
 };
 BuiltWorld build_world(const Scenario& scenario);
+
+// The scenario's scripted impulses (ImpulseSpec, docs/scenario-format.md "Impulses") as a run applies them:
+// call start() on the initial state, then apply() after every accepted step (after World::accept_step, never
+// inside integrator stages). A time trigger fires once, at the first accepted time t >= at − h/2; a crossing
+// trigger fires each time its signal passes the level between two accepted states.
+struct ImpulseTally {
+  long count = 0;                          // firings so far
+  double last_time = std::nan("");         // s, time of the latest firing
+  Vec3 linear = Vec3::Zero(), angular = Vec3::Zero();  // cumulative impulse applied, world frame
+};
+class ImpulseScript {
+ public:
+  ImpulseScript(const Scenario& scenario, const World& world);
+  void start(VecX& x) { apply(0, 0, x); }  // on the initial state: applies impulses with at = 0
+  // Applies every impulse due at the accepted state x at time t (fixed step h); returns how many fired.
+  int apply(double t, double h, VecX& x);
+  const std::vector<ImpulseTally>& tallies() const { return tallies_; }
+  bool empty() const { return specs_.empty(); }
+
+ private:
+  int fire(size_t i, double t, VecX& x);
+  double signal(size_t i, const VecX& x) const;
+  const World& world_;
+  std::vector<ImpulseSpec> specs_;
+  std::vector<int> body_, signal_body_, component_;  // component: 0-2 position, 3-5 velocity, 6-8 angular velocity
+  std::vector<double> previous_;                     // signal at the previous accepted state
+  std::vector<bool> done_;                           // time triggers already fired
+  std::vector<ImpulseTally> tallies_;
+};
 
 RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options);
 

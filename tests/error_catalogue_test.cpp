@@ -81,6 +81,7 @@ std::vector<Case> catalogue() {
   std::string point_params;  // the point model's parameter table, in its order (contact/parameters.cpp)
   for (const auto& p : vcsim::contact::model_parameters("point")) point_params += (point_params.empty() ? "" : ", ") + p.name;
   // A volumetric contact between the ball and the half-space (lines 15.. replaced).
+  const std::string impulse = "impulses:\n  - body: ball\n    at: 0.5\n    linear: [0, 0, 1]\n";  // valid
   const std::string volumetric = replace(B, "    model: point\n    k: 1.0e6\n", "    model: volumetric\n    k_v: -1.0e7\n");
   return {
       // ---- YAML syntax ----
@@ -98,7 +99,7 @@ std::vector<Case> catalogue() {
        "@:6:5: error: bodies.ball.masss: expected a key of a body (" + body_keys +
            "); got unknown key 'masss'; did you mean 'mass'?"},
       {"unknown_section", replace(B, "simulation:", "simulaton:"),
-       "@:1:1: error: simulaton: expected a key of the scenario (name, description, simulation, gravity, output, bodies, contacts, materials, material_pairs); got unknown key 'simulaton'; did you mean 'simulation'?"},
+       "@:1:1: error: simulaton: expected a key of the scenario (name, description, simulation, gravity, output, bodies, contacts, materials, material_pairs, impulses); got unknown key 'simulaton'; did you mean 'simulation'?"},
       {"duplicate_key", replace(B, "  step: 0.001\n", "  step: 0.001\n  step: 0.002\n"),
        "@:4:3: error: simulation.step: expected each key once; got a second 'step'"},
       {"duplicate_body", replace(B, "  table:\n    fixed: true\n    geometry: {halfspace: {}}\n",
@@ -191,6 +192,25 @@ std::vector<Case> catalogue() {
        "@:9:7: error: bodies.ball.geometry.mesh.file: expected a closed mesh (every edge shared by exactly two triangles), but in '%/open_tetrahedron.obj' the edge (0.1, 0, 0)-(0, 0.1, 0) is used by 1 triangle"},
       {"mesh_missing_file", replace(B, "sphere: {radius: 0.1}", "mesh: {file: no_such_mesh.obj}"),
        "@:9:7: error: bodies.ball.geometry.mesh.file: expected a readable mesh file (OBJ or STL), but '%/no_such_mesh.obj' cannot be opened"},
+      // ---- scripted impulses (lines 22-25 appended to the base: impulses: / - body: ball / at: 0.5 / linear) ----
+      {"impulse_after_the_end", B + replace(impulse, "at: 0.5", "at: 2.0"),
+       "@:24:9: error: impulses[0].at: expected a time in [0, 1] s (the simulated span); got 2 s"},
+      {"impulse_on_fixed_body", B + replace(impulse, "body: ball", "body: table"),
+       "@:23:11: error: impulses[0].body: expected a body that is not fixed (a fixed body cannot take an impulse); got 'table'"},
+      {"impulse_without_trigger", B + replace(impulse, "    at: 0.5\n", ""),
+       "@:23:5: error: impulses[0]: expected exactly one trigger, 'at' (a time in s) or 'when' ({signal, crosses, "
+       "direction}); got neither"},
+      {"impulse_two_triggers", B + replace(impulse, "    at: 0.5\n", "    at: 0.5\n    when: {signal: velocity.z, crosses: 0}\n"),
+       "@:23:5: error: impulses[0]: expected exactly one trigger, 'at' (a time in s) or 'when' ({signal, crosses, "
+       "direction}); got both"},
+      {"impulse_unknown_signal", B + replace(impulse, "at: 0.5", "when: {signal: angular_velocity.w, crosses: 0}"),
+       "@:24:20: error: impulses[0].when.signal: expected a state signal (position.x, position.y, position.z, "
+       "velocity.x, velocity.y, velocity.z, angular_velocity.x, angular_velocity.y, angular_velocity.z); got "
+       "'angular_velocity.w'; did you mean 'angular_velocity.x'?"},
+      {"impulse_bad_direction", B + replace(impulse, "at: 0.5", "when: {signal: velocity.z, crosses: 0, direction: down}"),
+       "@:24:55: error: impulses[0].when.direction: expected falling, rising or either; got 'down'"},
+      {"impulse_without_vector", B + replace(impulse, "    linear: [0, 0, 1]\n", ""),
+       "@:23:5: error: impulses[0]: expected 'linear' (N s) and/or 'angular' (N m s), world frame; got neither"},
       // ---- time stepping ----
       {"step_larger_than_duration", replace(B, "step: 0.001", "step: 2"),
        "@:3:9: error: simulation.step: expected a time step <= duration (1 s); got 2 s"},
@@ -229,7 +249,7 @@ std::vector<Case> catalogue() {
       // Creating two missing levels at once crashed the emitter once (fuzzing, tests/fuzz/crashes/scenario-0dd3...).
       {"set_new_nested_section", B,
        "@: --set a.b.c=1: error: a: expected a key of the scenario (name, description, simulation, gravity, output, "
-       "bodies, contacts, materials, material_pairs); got unknown key 'a'",
+       "bodies, contacts, materials, material_pairs, impulses); got unknown key 'a'",
        {"a.b.c=1"}},
       {"set_new_material", B,
        "@: --set materials.steel.density=1: error: materials.steel: expected the name of an existing entry of "
@@ -246,6 +266,14 @@ std::vector<Case> catalogue() {
 TEST_CASE("the base scenario of the error catalogue is valid", "[errors][catalogue]") {
   const fs::path file = temp_dir() / "base.yaml";
   std::ofstream(file) << kBase;
+  const cli::Run r = cli::run("check " + file.string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("the base scenario with a scripted impulse is valid", "[errors][catalogue]") {
+  const fs::path file = temp_dir() / "base_impulse.yaml";
+  std::ofstream(file) << kBase << "impulses:\n  - body: ball\n    at: 0.5\n    linear: [0, 0, 1]\n";
   const cli::Run r = cli::run("check " + file.string());
   INFO(r.output);
   CHECK(r.status == 0);

@@ -274,9 +274,10 @@ report('Xie S1 contact dimension while sliding (2 = surface)', np.min(dim[sl]), 
 // Xie & Chakraborty S3: cube vertex -> edge -> face, then sliding (scenarios/validation/xie_s3_cube_tipping.yaml).
 
 TEST_CASE("Xie-Chakraborty S3: cube corner -> edge -> face, then sliding", "[validation][xie]") {
-  // Stepped in-process (RK4 + accept_step, as engine/simulation.cpp does) because the paper's two impulses are
-  // velocity jumps at t = 1.0 s and 1.8 s (xie-chakraborty-sandia.md §1.10-1.11): Δv = (√2/2, −√2/2, 0) m/s,
-  // Δω = I⁻¹ (0.5, 0.5, 0) = (3, 3, 0) rad/s; then Δv = (10, −10, 0) m/s.
+  // Stepped in-process (RK4 + accept_step + the scenario's scripted impulses, as engine/simulation.cpp does).
+  // The scenario carries the paper's two impulses (xie-chakraborty-sandia.md §1.10-1.11); checked below to be
+  // the velocity jumps Δv = (√2/2, −√2/2, 0) m/s, Δω = I⁻¹ (0.5, 0.5, 0) = (3, 3, 0) rad/s at t = 1.0 s, then
+  // Δv = (10, −10, 0) m/s at 1.8 s.
   // References: modes in the order vertex (0), edge (1), face (2) with the edge reached before 1.0 s and the face
   // before 1.8 s (XC-S3-2); rest heights √2/2 − h_edge and 0.5 − h_face with the closed-form sinks
   // h_edge = √(m g/k_v) (right-angle edge: V = h² per metre), h_face = m g/(k_v A), ±1 mm (issue 10); sliding
@@ -301,13 +302,23 @@ TEST_CASE("Xie-Chakraborty S3: cube corner -> edge -> face, then sliding", "[val
   std::vector<double> ts, zs, dims, vx, vy;
   VecX dx(w.state_size());
   std::vector<contact::ContactResult> res;
+  ImpulseScript script(sc, w);
+  script.start(x);
+  REQUIRE(sc.impulses.size() == 2);
   for (long k = 0; k <= n; ++k) {
     const double t = k * h;
-    if (k == std::lround(1.0 / h)) {
-      x.segment<3>(off + 7) += Vec3(std::sqrt(0.5), -std::sqrt(0.5), 0);
-      x.segment<3>(off + 10) += Vec3(3, 3, 0);
+    if (k == std::lround(1.0 / h) || k == std::lround(1.8 / h)) {
+      // The impulse the scenario applied after the step that ended here is the paper's Δv, Δω (1e-9: round-off of
+      // the printed √2/2 and of I⁻¹ = 6 / kg m²; the cube's inertia is isotropic, so body and world I agree).
+      const bool first_kick = k == std::lround(1.0 / h);
+      const Vec3 dv_ref = first_kick ? Vec3(std::sqrt(0.5), -std::sqrt(0.5), 0) : Vec3(10, -10, 0);
+      const Vec3 dw_ref = first_kick ? Vec3(3, 3, 0) : Vec3::Zero();
+      const auto& tally = script.tallies()[first_kick ? 0 : 1];
+      CHECK(tally.count == 1);
+      CHECK(std::abs(tally.last_time - t) < 1e-9);
+      CHECK((tally.linear / m - dv_ref).norm() < 1e-9);
+      CHECK((w.bodies[cube].inertia_body_inverse * tally.angular - dw_ref).norm() < 1e-9);
     }
-    if (k == std::lround(1.8 / h)) x.segment<3>(off + 7) += Vec3(10, -10, 0);
     if (k % every == 0) {
       w.derivative(t, x, dx, &res);
       ts.push_back(t);
@@ -320,7 +331,10 @@ TEST_CASE("Xie-Chakraborty S3: cube corner -> edge -> face, then sliding", "[val
     stepper.step(sys, t, h, x);
     REQUIRE(x.allFinite());
     w.accept_step((k + 1) * h, x);
+    script.apply((k + 1) * h, h, x);
   }
+  CHECK(script.tallies()[0].count == 1);  // time triggers fire once
+  CHECK(script.tallies()[1].count == 1);
   auto first = [&](double d) {
     for (size_t i = 1; i < ts.size(); ++i)  // from 0.01 s: at t = 0 the vertex only touches (V ~ 1e-48)
       if (dims[i] == d) return ts[i];
