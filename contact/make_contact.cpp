@@ -47,6 +47,7 @@ std::unique_ptr<ContactPair> make_contact(const std::string& model, const std::m
   const ModelParams p = resolve_parameters(model, params, where);
   geo::QueryOptions options;
   options.tolerance = sides.geometry_tolerance;
+  options.hyper_exponent = p.normal.hyper_n;  // 1 unless the volumetric law is Petersen's (hyper_n)
   if (model == "point") {
     const geo::PointShape si = point_shape(sides.csg_i, sides.com_offset_i, "i", where);
     const geo::PointShape sj = point_shape(sides.csg_j, sides.com_offset_j, "j", where);

@@ -31,6 +31,7 @@ ModelParams resolve_parameters(const std::string& model, const std::map<std::str
   } else {
     n.k = params.count("k_v") ? get("k_v") : equivalent_stiffness(get("k_v_i"), get("k_v_j"));
     n.r_n = get("r_n");
+    n.hyper_n = get("hyper_n");
     m.friction.spin_scale = get("spin_scale");
   }
   n.e_eff = n.alpha > 0 ? 1.0 : get("e_eff");  // the Sandia law does not use e_eff

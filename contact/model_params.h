@@ -29,6 +29,7 @@ struct NormalParams {
   double tau_r = 1;      // 0: no relaxation
   double s_dw0 = 0;      // dwell state of a new contact episode
   double r_n = 0.95;     // normal-seed smoothing (eq A.31)
+  double hyper_n = 1;    // volumetric: hypervolume exponent (Petersen); k then in N/m^(2+n)
   double alpha = 0;      // point only: Sandia damping, a = -1.5 alpha (LaFarge & Lewis 1998); 0: Gonthier's law
 };
 

@@ -68,6 +68,9 @@ std::vector<ParameterInfo> build_volumetric() {
                "scale of the spinning friction torque (eq 4.243); the thesis's modified Tippe-Top run uses 0.65"});
   p.push_back({"r_n", "1", 0.95,
                "weight of the previous normal in the eigenvector seed n_guess = (1-r_n) n_geo + r_n n_prev (eq A.31)"});
+  p.push_back({"hyper_n", "1", 1.0,
+               "Petersen's hyperelastic foundation: f_n = k_v V_h (1 + a v_cn) with the hypervolume V_h = ∫ L^n dA "
+               "(L: immersed column length along the normal); k_v then has units N/m^(2+n). 1: the linear law k_v V"});
   return p;
 }
 
@@ -158,6 +161,12 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
       issues.push_back({"k_v_i", "at least one compliant body (k_v_i and k_v_j are both inf)"});
     check("spin_scale", nonneg(get("spin_scale")), "spin_scale >= 0");
     check("r_n", get("r_n") >= 0 && get("r_n") < 1, "r_n in [0, 1)");
+    check("hyper_n", finite_pos(get("hyper_n")), "hyper_n > 0 and finite (1: the linear foundation)");
+    // The series rule (eq 4.132) is the linear foundation's; two power-law foundations do not combine that way.
+    if (has("hyper_n") && get("hyper_n") != 1 && has("k_v_i") && has("k_v_j") && !std::isinf(get("k_v_i")) &&
+        !std::isinf(get("k_v_j")))
+      issues.push_back({"hyper_n", "hyper_n != 1 with k_v, or with k_v_i/k_v_j only when one side is rigid (inf): "
+                                   "the series stiffness (eq 4.132) holds for the linear law only"});
   }
   check("v_small", finite_pos(get("v_small")), "v_small > 0");
   check("tau_r", nonneg(get("tau_r")), "tau_r >= 0 (0 disables relaxation)");

@@ -16,6 +16,15 @@ Vec3 point_velocity(const BodyKinematics& b, const Vec3& p) {
 
 bool overlapping(const geo::Interference& q) { return q.overlap && q.volume > 0; }
 
+// The elastic measure of the law and its point of action: the volume V and its centroid (eq 4.62), or with
+// Petersen's hyperelastic foundation (hyper_n != 1) the hypervolume V_h = ∫ L^n dA and its L^n-weighted centroid.
+double elastic_measure(const ModelParams& p, const geo::Interference& q) {
+  return p.normal.hyper_n == 1 ? q.volume : q.hypervolume;
+}
+Vec3 action_point(const ModelParams& p, const geo::Interference& q) {
+  return p.normal.hyper_n == 1 ? q.centroid : q.hyper_centroid;
+}
+
 }  // namespace
 
 void volumetric_initial_states(const ModelParams& p, double* s) {
@@ -42,13 +51,14 @@ VolumetricEvaluation evaluate_volumetric(const ModelParams& p, const geo::Interf
   if (!overlapping(q)) return e;
   e.in_contact = true;
   e.volume = q.volume;
-  e.centroid = q.centroid;
+  e.hypervolume = elastic_measure(p, q);
+  e.centroid = action_point(p, q);
   double lambda = 0;
   const Vec3 n = volumetric_normal(q, bi, bj, mem, p.normal.r_n, &lambda);
   e.normal = n;
   e.r_gyr = std::sqrt(std::max(lambda, 0.0) / q.volume);  // eq 4.201
   // Kinematics at the centroid (eqs 4.49, 4.51), p_n neglected so v_sct ≈ v_ct (§12-A7).
-  const Vec3 v_c = point_velocity(bi, q.centroid) - point_velocity(bj, q.centroid);
+  const Vec3 v_c = point_velocity(bi, e.centroid) - point_velocity(bj, e.centroid);
   const Vec3 w_r = bi.angular_velocity - bj.angular_velocity;
   e.v_cn = n.dot(v_c);
   e.v_sct = v_c - e.v_cn * n;
@@ -59,11 +69,14 @@ VolumetricEvaluation evaluate_volumetric(const ModelParams& p, const geo::Interf
   const bool active = mem.in_contact || p.normal.tau_r == 0;
   const double v_in = mem.in_contact ? mem.v_in : e.v_cn;
   const double a = damping_factor(p.normal.d, p.normal.e_eff, v_in, p.normal.v_small);
-  const double V_r = active ? q.volume - s[5] : 0.0;
+  // (Hyperelastic law: V → V_h throughout, relaxation reference included.)
+  const double V_r = active ? e.hypervolume - s[5] : 0.0;
   e.normal_force = volumetric_normal_force(p.normal.k, V_r, a, e.v_cn);
   e.elastic_force = V_r > 0 ? p.normal.k * V_r : 0.0;
-  // Rolling resistance (eq 4.67) with J_v, applied while the pair pushes.
-  if (V_r > 0) e.rolling_torque = rolling_resistance(p.normal.k, a, q.inertia, w_t);
+  // Rolling resistance (eq 4.67) with J_v, applied while the pair pushes. Hyperelastic law: the stiffness is the
+  // secant k_v V_h / V [N/m^3] (Petersen's k_v c_v(V)), which keeps eq 4.67's units and gives k_v at n = 1.
+  const double k_roll = p.normal.hyper_n == 1 ? p.normal.k : p.normal.k * e.hypervolume / q.volume;
+  if (V_r > 0) e.rolling_torque = rolling_resistance(k_roll, a, q.inertia, w_t);
   // Friction (eqs 4.215–4.243), on the clamped f_n.
   const Vec3 z(s[0], s[1], s[2]);
   const Vec3 z_t = z - n * n.dot(z);
@@ -99,9 +112,10 @@ void accept_volumetric(const ModelParams& p, const geo::Interference& q, const B
   const Vec3 n = volumetric_normal(q, bi, bj, mem, p.normal.r_n);
   if (!mem.in_contact) {
     mem.in_contact = true;
-    const Vec3 v_c = point_velocity(bi, q.centroid) - point_velocity(bj, q.centroid);
+    const Vec3 c = action_point(p, q);
+    const Vec3 v_c = point_velocity(bi, c) - point_velocity(bj, c);
     mem.v_in = n.dot(v_c);
-    if (p.normal.tau_r > 0) s[5] = q.volume;  // V_ro := V at detection (eq 3.44)
+    if (p.normal.tau_r > 0) s[5] = elastic_measure(p, q);  // V_ro := V (or V_h) at detection (eq 3.44)
   }
   mem.n_prev = n;
   // Keep the bristle in the tangent plane of the current normal (§12-B5).
@@ -123,7 +137,9 @@ geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyK
 std::vector<Channel> VolumetricContact::channels() const {
   std::vector<Channel> ch = {
       {"volume", 1, "m^3", "interference volume V (eq 4.4)"},
-      {"centroid", 3, "m", "centroid p_c of the interference volume (world), the point of action"},
+      {"centroid", 3, "m",
+       "centroid p_c of the interference volume (world), the point of action; with hyper_n != 1 the "
+       "hypervolume's L^n-weighted centroid"},
       {"normal", 3, "1", "contact normal n (eigenvector of J_v), from body j toward body i"},
       {"r_gyr", 1, "m", "radius of gyration about n (eq 4.201)"},
       {"normal_force", 1, "N", "f_n (eq 4.62, clamped >= 0)"},
@@ -137,8 +153,9 @@ std::vector<Channel> VolumetricContact::channels() const {
       {"stick_flag", 1, "1", "1 when s > 0.5 (sticking)"},
       {"c_v", 1, "1", "Contensou factor C_v (eq 4.224)"},
       {"c_w", 1, "1", "Contensou factor C_w (eq 4.236)"},
-      {"relaxation", 1, "m^3", "relaxation reference V_ro"},
+      {"relaxation", 1, "m^3", "relaxation reference V_ro (m^(2+n) with hyper_n = n)"},
       {"impact_velocity", 1, "m/s", "latched normal impact velocity v_cn^i"},
+      {"hypervolume", 1, "m^(2+n)", "elastic measure of the law: V_h = ∫ L^n dA with n = hyper_n (= volume at n = 1)"},
   };
   for (auto& c : diagnostic_channels()) ch.push_back(c);  // centre of pressure, dimension (contact_diagnostics.h)
   return ch;
@@ -157,7 +174,7 @@ void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKin
                 e.normal.x(), e.normal.y(), e.normal.z(), e.r_gyr, e.normal_force, e.friction_force.x(),
                 e.friction_force.y(), e.friction_force.z(), e.spin_torque, e.rolling_torque.x(),
                 e.rolling_torque.y(), e.rolling_torque.z(), s[0], s[1], s[2], s[3], s[4], e.s,
-                e.s > 0.5 ? 1.0 : 0.0, e.c_v, e.c_w, s[5], mem_.in_contact ? mem_.v_in : 0.0};
+                e.s > 0.5 ? 1.0 : 0.0, e.c_v, e.c_w, s[5], mem_.in_contact ? mem_.v_in : 0.0, e.hypervolume};
   ContactDiagnostics d;
   if (e.in_contact) {
     centre_of_pressure(e.normal, e.force, e.centroid, e.couple, d.center_of_pressure, d.normal_moment);

@@ -21,7 +21,7 @@ struct VolumetricMemory {
 // Everything the volumetric law produces for one cell pair.
 struct VolumetricEvaluation {
   bool in_contact = false;
-  double volume = 0, r_gyr = 0, normal_force = 0, elastic_force = 0, spin_torque = 0, v_cn = 0;
+  double volume = 0, hypervolume = 0, r_gyr = 0, normal_force = 0, elastic_force = 0, spin_torque = 0, v_cn = 0;
   Vec3 centroid = Vec3::Zero(), normal = Vec3::Zero(), friction_force = Vec3::Zero();
   Vec3 rolling_torque = Vec3::Zero(), v_sct = Vec3::Zero();
   double s = 0, c_v = 0, c_w = 0;

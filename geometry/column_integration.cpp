@@ -438,6 +438,8 @@ constexpr double kQb[4][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.6, 0.2, 0.2}, {0.2
 struct Accum {
   double g = 0, gu = 0, gv = 0, gm = 0, guu = 0, gvv = 0, guv = 0, gum = 0, gvm = 0, gq = 0, area = 0;
   double max_chord = 0;
+  double hyper_n = 1;                   // hypervolume exponent; 1: not accumulated
+  double h = 0, hu = 0, hv = 0, hm = 0;  // ∫ G^n {1, u, v, m} dA
   // Rim cuts found in this lattice row, keyed by (inside u, v, outside u, v): the edges of a row are
   // shared by two triangles (diagonals, verticals), so each cut is searched for once.
   struct Cut {
@@ -449,11 +451,64 @@ struct Accum {
   std::vector<Cut> cuts;
 };
 
+// 2 ∫_0^1 (b + (a − b) s)^n (1 − s) ds: the mean of G^n over a triangle whose G is linear, a at the apex and b
+// along the opposite edge (the level line at fraction s from that edge has length ∝ 1 − s).
+double apex_mean_power(double a, double b, double n) {
+  a = std::max(a, 0.0), b = std::max(b, 0.0);
+  const double d = a - b, top = std::max(a, b);
+  if (top == 0) return 0;
+  if (std::abs(d) <= 1e-2 * top) {
+    // Nearly constant G: the integrand is analytic and varies by < 1 %, 5-point Gauss-Legendre (degree 9) is exact
+    // to rounding; the closed form below would cancel catastrophically here.
+    constexpr double x[5] = {0.0, -0.5384693101056831, 0.5384693101056831, -0.9061798459386640, 0.9061798459386640};
+    constexpr double w[5] = {0.5688888888888889, 0.4786286704993665, 0.4786286704993665, 0.2369268850561891,
+                             0.2369268850561891};
+    double sum = 0;
+    for (int k = 0; k < 5; ++k) {
+      const double s = 0.5 * (1 + x[k]);
+      sum += w[k] * std::pow(b + d * s, n) * (1 - s);
+    }
+    return sum;  // 2 × (the half-length 1/2 of [0, 1]) × Σ
+  }
+  // g = b + d s: 2/d² ∫_b^a g^n (a − g) dg. |d| > 1e-2 max(a, b) bounds the cancellation at ~1e4 ulp.
+  const double n1 = n + 1, n2 = n + 2;
+  return 2 / (d * d) * (a * (std::pow(a, n1) - std::pow(b, n1)) / n1 - (std::pow(a, n2) - std::pow(b, n2)) / n2);
+}
+
+// Exact ∫ G^n dA over a triangle (area `area`) on which G is linear with vertex values g: split along the level
+// line through the middle value into two triangles, each with one apex and a constant-G opposite edge.
+double triangle_power_integral(double g0, double g1, double g2, double n, double area) {
+  double g[3] = {g0, g1, g2};
+  std::sort(g, g + 3);
+  if (g[2] - g[0] <= 0) return area * std::pow(std::max(g[0], 0.0), n);
+  const double t = (g[1] - g[0]) / (g[2] - g[0]);  // the level line meets the edge g[0]-g[2] at fraction t
+  return area * (t * apex_mean_power(g[0], g[1], n) + (1 - t) * apex_mean_power(g[2], g[1], n));
+}
+
 // ∫ over a triangle of G·{1, u, v, m, u², v², uv, um, vm, q} with G, m, q interpolated linearly.
 void integrate_triangle(const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, Accum& acc) {
   const double area = 0.5 * std::abs((b.u - a.u) * (c.v - a.v) - (c.u - a.u) * (b.v - a.v));
   if (area == 0) return;
   acc.area += area;
+  if (acc.hyper_n != 1) {
+    // Hypervolume: ∫ G^n exactly for the linear G; its point of action ∫ (u, v, m) G^n / ∫ G^n by the positive
+    // edge-midpoint rule (degree 2; a weighting only, so a negative-weight rule could not push it outside).
+    const double n = acc.hyper_n;
+    const double H = triangle_power_integral(a.c.G, b.c.G, c.c.G, n, area);
+    const FieldVertex* v[3] = {&a, &b, &c};
+    double W = 0, wu = 0, wv = 0, wm = 0;
+    for (int k = 0; k < 3; ++k) {
+      const FieldVertex &x = *v[k], &y = *v[(k + 1) % 3];
+      const double w = std::pow(std::max(0.5 * (x.c.G + y.c.G), 0.0), n);
+      W += w, wu += w * 0.5 * (x.u + y.u), wv += w * 0.5 * (x.v + y.v), wm += w * 0.5 * (x.c.m + y.c.m);
+    }
+    if (W > 0) {
+      acc.h += H, acc.hu += H * wu / W, acc.hv += H * wv / W, acc.hm += H * wm / W;
+    } else {
+      acc.h += H, acc.hu += H * (a.u + b.u + c.u) / 3, acc.hv += H * (a.v + b.v + c.v) / 3;
+      acc.hm += H * (a.c.m + b.c.m + c.c.m) / 3;
+    }
+  }
   for (int k = 0; k < 4; ++k) {
     const double l0 = kQb[k][0], l1 = kQb[k][1], l2 = kQb[k][2];
     const double u = l0 * a.u + l1 * b.u + l2 * c.u, v = l0 * a.v + l1 * b.v + l2 * c.v;
@@ -920,7 +975,7 @@ void cell_bounds_in_frame(const CellPrimitives& cell, const Pose& body_pose, con
 
 ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
                             const Pose& pose_j, const Pose& frame, double s, const double* clip,
-                            const std::vector<std::array<double, 2>>* seeds) {
+                            const std::vector<std::array<double, 2>>* seeds, double hyper_n) {
   ColumnResult result;
   Pair pr = make_pair(cell_i, pose_i, cell_j, pose_j, frame);
   Vec3 lo_i, hi_i, lo_j, hi_j;
@@ -960,6 +1015,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
     }
   result.u_min = ub[0], result.u_max = ub[1], result.v_min = ub[2], result.v_max = ub[3];
   std::vector<Accum> rows(lat.ny);
+  for (Accum& a : rows) a.hyper_n = hyper_n;
   std::vector<long> diag_columns(lat.ny, 0);
   for_rows(lat.ny, lat.candidates, [&](long j) {
     Accum& acc = rows[j];
@@ -980,6 +1036,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
     tot.g += a.g, tot.gu += a.gu, tot.gv += a.gv, tot.gm += a.gm, tot.guu += a.guu, tot.gvv += a.gvv;
     tot.guv += a.guv, tot.gum += a.gum, tot.gvm += a.gvm, tot.gq += a.gq, tot.area += a.area;
     tot.max_chord = std::max(tot.max_chord, a.max_chord);
+    tot.h += a.h, tot.hu += a.hu, tot.hv += a.hv, tot.hm += a.hm;
     result.columns += diag_columns[j];
   }
   for (long c : row_columns) result.columns += c;
@@ -987,6 +1044,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
   m.m0 = tot.g;
   m.m1 = Vec3(tot.gu, tot.gv, tot.gm);
   m.m2 << tot.guu, tot.guv, tot.gum, tot.guv, tot.gvv, tot.gvm, tot.gum, tot.gvm, tot.gq;
+  if (hyper_n != 1) m.h0 = tot.h, m.h1 = Vec3(tot.hu, tot.hv, tot.hm);
   result.area = tot.area;
   result.max_chord = tot.max_chord;
   return result;

@@ -35,14 +35,21 @@ struct CellPrimitive {
 using CellPrimitives = std::vector<CellPrimitive>;
 
 // Raw moments of a region about a frame's origin: M0 = ∫dV, M1 = ∫x dV, M2 = ∫x xᵀ dV.
+// With columns along z of length L(u, v) (the total length of the column set), the hypervolume moments of
+// Petersen's hyperelastic foundation (exponent n): H0 = ∫ L^n dA and H1 = ∫ (u, v, m) L^n dA, m the mean z of
+// the column set. Filled by the column engine only (column_moments with hyper_n != 1); 0 elsewhere.
 struct RawMoments {
   double m0 = 0;
   Vec3 m1 = Vec3::Zero();
   Mat3 m2 = Mat3::Zero();
+  double h0 = 0;
+  Vec3 h1 = Vec3::Zero();
   RawMoments& operator+=(const RawMoments& o) {
     m0 += o.m0;
     m1 += o.m1;
     m2 += o.m2;
+    h0 += o.h0;
+    h1 += o.h1;
     return *this;
   }
 };
@@ -80,9 +87,12 @@ struct ColumnResult {
 // culled by the octree, so the cost is the patch's squares, not its bounding box's. The fill is
 // bounded by the overlap box only; clip then just sizes its first arrays. Every connected part of
 // the patch must hold a seed.
+// hyper_n: when != 1, also accumulates the hypervolume moments h0, h1 with exponent hyper_n (> 0): over each
+// clipped lattice triangle, L interpolated linearly like the other column quantities and ∫ L^n dA integrated
+// exactly for that linear L (so the rim, where L -> 0 and L^n has an infinite slope for n < 1, costs no accuracy).
 ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
                             const Pose& pose_j, const Pose& frame, double spacing, const double* clip = nullptr,
-                            const std::vector<std::array<double, 2>>* seeds = nullptr);
+                            const std::vector<std::array<double, 2>>* seeds = nullptr, double hyper_n = 1);
 
 // Per-lattice-point fill data, for writing a voxelized view (dump_interference_vdb).
 struct ColumnSample {

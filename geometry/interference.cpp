@@ -82,20 +82,26 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
                           r1.v_max + margin - c1.y()};
   std::vector<std::array<double, 2>> seeds = r1.inside;
   for (auto& sd : seeds) sd[0] -= c1.x(), sd[1] -= c1.y();
-  out.r = column_moments(a, pa, b, pb, out.frame, s2, clip, &seeds);
+  out.r = column_moments(a, pa, b, pb, out.frame, s2, clip, &seeds, opt.hyper_exponent);
   columns += out.r.columns;
   if (richardson && out.r.moments.m0 > 0) {
     // The lattice interpolation error is a clean O(s²) bias (docs/geometry.md): extrapolate with
     // the same lattice at 2s, M = (4 M_s − M_2s) / 3.
-    const ColumnResult r2 = column_moments(a, pa, b, pb, out.frame, 2 * s2, clip, &seeds);
+    const ColumnResult r2 = column_moments(a, pa, b, pb, out.frame, 2 * s2, clip, &seeds, opt.hyper_exponent);
     columns += r2.columns;
     RawMoments& m = out.r.moments;
     m.m0 = (4 * m.m0 - r2.moments.m0) / 3;
     m.m1 = (4 * m.m1 - r2.moments.m1) / 3;
     m.m2 = (4 * m.m2 - r2.moments.m2) / 3;
+    m.h0 = (4 * m.h0 - r2.moments.h0) / 3;  // the same O(s²) interpolation bias (L linear per triangle)
+    m.h1 = (4 * m.h1 - r2.moments.h1) / 3;
   }
   if (!(out.r.moments.m0 > 0)) {  // cannot happen unless the patch is below the coarse pass's resolution
     out.r = r1;
+    if (opt.hyper_exponent != 1) {  // the coarse pass ran with n = 1: rerun it for the hypervolume
+      out.r = column_moments(a, pa, b, pb, f1, s1, nullptr, nullptr, opt.hyper_exponent);
+      columns += out.r.columns;
+    }
     out.frame = f1;
     out.spacing = s1;
   }
@@ -143,6 +149,15 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
   out.normal_estimate = n;
   out.depth_estimate = pass.r.max_chord;
   out.spacing = pass.spacing;
+  if (options.hyper_exponent == 1) {
+    out.hypervolume = out.volume;
+    out.hyper_centroid = out.centroid;
+  } else if (pass.r.moments.h0 > 0) {
+    out.hypervolume = pass.r.moments.h0;
+    out.hyper_centroid = pass.frame.apply(pass.r.moments.h1 / pass.r.moments.h0);
+  } else {
+    out.hyper_centroid = out.centroid;  // a patch too thin to carry any L^n: no force, point kept sensible
+  }
   return out;
 }
 
@@ -247,11 +262,15 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
   // Coordinates local to the overlap keep every number small, far from the world origin too.
   const Vec3 origin = 0.5 * (lo + hi);
   RawMoments m;
-  if (!options.closed_forms || !exact_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, m))
+  // The closed forms know only n = 1 (the volume): any other hypervolume exponent takes the column engine.
+  if (!options.closed_forms || options.hyper_exponent != 1 ||
+      !exact_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, m))
     return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
   Interference out;
   set_moments(out, m, origin);
   if (!out.overlap) return out;
+  out.hypervolume = out.volume;  // n = 1 here (see above)
+  out.hyper_centroid = out.centroid;
   // The geometric normal estimate at the interference centroid (grad phi_j − grad phi_i: each
   // gradient points out of its cell, so the difference points from j toward i).
   const double h = 1e-6 * (hi - lo).maxCoeff();

@@ -42,6 +42,10 @@ struct QueryOptions {
   double tolerance = 1e-3;  // relative accuracy target (see docs/geometry.md)
   double max_voxel = 0;     // optional absolute cap on the finest voxel edge (m); 0: from tolerance
   bool closed_forms = true; // exact fast paths where the pair has a closed form (planar cells, sphere caps)
+  // Petersen's hyperelastic foundation: the exponent n of the hypervolume ∫ L^n dA (L: the column's immersed
+  // length along the column axis). 1: hypervolume = volume exactly. != 1: always the column engine (the closed
+  // forms know only n = 1). See docs/geometry.md, docs/contact-models.md.
+  double hyper_exponent = 1;
 };
 
 struct Interference {
@@ -51,6 +55,11 @@ struct Interference {
   Mat3 inertia = Mat3::Zero();         // m^5, unit density, about the centroid, world axes
   Vec3 normal_estimate = Vec3::Zero(); // unit, geometric guess pointing from body j toward body i
   double depth_estimate = 0;           // m, a characteristic penetration depth (for diagnostics)
+  // Hypervolume ∫ L^n dA (m^(2+n), n = QueryOptions::hyper_exponent) over the patch, columns along
+  // normal_estimate, and its L^n-weighted centroid (world), Petersen's point of action. n = 1: the volume and
+  // the volume centroid, bit for bit.
+  double hypervolume = 0;
+  Vec3 hyper_centroid = Vec3::Zero();
   // Diagnostics (added): lattice spacing of the final pass and columns evaluated over both passes.
   double spacing = 0;
   long columns = 0;
