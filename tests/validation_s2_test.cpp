@@ -48,16 +48,17 @@ std::string simulate(const std::string& name, const std::string& scenario, const
 const std::string kPrelude = R"PY(
 import sys, h5py, numpy as np
 failed = []
+LINE = 'VALIDATION'   # tools/validate collects these lines; unit checks print under another tag
 def report(id, measured, reference, rel_tol=None, unit='', abs_tol=None):
     m = float(measured); r = float(reference)
     tol = abs_tol if abs_tol is not None else rel_tol * abs(r)
     ok = bool(abs(m - r) <= tol)
     ts = ('±%.3g %s' % (abs_tol, unit)) if abs_tol is not None else ('±%.3g %%' % (100 * rel_tol))
-    print('VALIDATION | %s | %.6g %s | %.6g %s | %s | %s' % (id, m, unit, r, unit, ts, 'ok' if ok else 'FAIL'))
+    print('%s | %s | %.6g %s | %.6g %s | %s | %s' % (LINE, id, m, unit, r, unit, ts, 'ok' if ok else 'FAIL'))
     if not ok: failed.append(id)
 def bound(id, measured, limit, unit=''):
     ok = bool(float(measured) <= limit)
-    print('VALIDATION | %s | %.3g %s | ≤ %.3g %s | bound | %s' % (id, measured, unit, limit, unit, 'ok' if ok else 'FAIL'))
+    print('%s | %s | %.3g %s | ≤ %.3g %s | bound | %s' % (LINE, id, measured, unit, limit, unit, 'ok' if ok else 'FAIL'))
     if not ok: failed.append(id)
 def finish():
     sys.stdout.flush()
@@ -150,7 +151,7 @@ impulses:
     linear: [0, 0, 4]
 )";
   const std::string h5 = simulate("impulse_free_body", file.string());
-  CHECK(analyse("f = h5py.File('" + h5 + R"PY(', 'r')
+  CHECK(analyse("LINE = 'IMPULSES'\nf = h5py.File('" + h5 + R"PY(', 'r')
 w0 = f['bodies/ball/angular_velocity'][0]
 report('impulse at t = 0: world-frame dw_y', w0[1], 0.0721688, abs_tol=1e-6, unit='rad/s')
 report('impulse at t = 0: world-frame dw_z', w0[2], 0.375, abs_tol=1e-6, unit='rad/s')
@@ -162,12 +163,11 @@ times = lt[np.nonzero(np.diff(c))[0] + 1]
 assert np.allclose(fires, times), (fires, times)   # last_time is the sample's time at every step (interval 0)
 g = 9.8
 report('first crossing of v_z = -1 m/s', times[0], 1 / g, abs_tol=1e-3, unit='s')
-for k, dt in enumerate(np.diff(times)):
-    report('crossing interval %d' % k, dt, 2 / g, abs_tol=2e-3, unit='s')
+report('crossing intervals (%d), largest deviation from 2/g' % (len(times) - 1), np.abs(np.diff(times) - 2 / g).max(), 0, abs_tol=2e-3, unit='s')
 report('firings in 1 s', c[-1], 1 + int((1 - 1 / g) / (2 / g)), abs_tol=0)
 report('impulses_applied attribute', f.attrs['impulses_applied'], 1 + c[-1], abs_tol=0)
 vz = f['bodies/ball/velocity'][:, 2]
-bound('v_z never below -1 m/s by more than one step of g', -vz.min() - 1, 9.8e-3 + 1e-12, 'm/s')
+bound('sampled v_z - (-1 m/s): samples follow the jump, so never below', -vz.min() - 1, 0.0, 'm/s')
 )PY") == 0);
 }
 
