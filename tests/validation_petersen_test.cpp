@@ -11,10 +11,12 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "contact/parameters.h"
 #include "engine/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/world.h"
@@ -167,6 +169,32 @@ TEST_CASE("Petersen reference: tanh-sinh quadrature of the cylinder's hypervolum
   CHECK(std::abs(hyper_integral(0.5, 0.05) / 0.0402285245583235028 - 1) < 1e-10);
   CHECK(std::abs(hyper_integral_n2(0.01) / 5.80044742488573834e-6 - 1) < 1e-12);
   CHECK(std::abs(hyper_integral(1.0, 0.05) / segment_area(0.05) - 1) < 1e-12);
+}
+
+TEST_CASE("Petersen parameter hyper_n: defaults to 1, must be > 0, no series rule for two compliant sides",
+          "[validation][petersen]") {
+  const std::map<std::string, double> base = {{"k_v", 1e6}, {"e_eff", 0.5}, {"mu_s", 0},
+                                              {"mu_c", 0},   {"sigma0", 1e4}, {"sigma1", 300}};
+  auto issues = [&](std::map<std::string, double> extra) {
+    auto p = base;
+    for (auto& [k, v] : extra) p[k] = v;
+    if (extra.count("k_v_i")) p.erase("k_v");
+    std::string keys;
+    for (const auto& is : contact::check_parameters("volumetric", p)) keys += is.key + ";";
+    return keys;
+  };
+  CHECK(issues({}) == "");
+  CHECK(issues({{"hyper_n", 0.5}}) == "");
+  CHECK(issues({{"hyper_n", 0}}) == "hyper_n;");
+  CHECK(issues({{"hyper_n", -1}}) == "hyper_n;");
+  CHECK(issues({{"hyper_n", INFINITY}}) == "hyper_n;");
+  CHECK(issues({{"hyper_n", 2}, {"k_v_i", 1e6}, {"k_v_j", 1e6}}) == "hyper_n;");
+  CHECK(issues({{"hyper_n", 2}, {"k_v_i", 1e6}, {"k_v_j", INFINITY}}) == "");
+  CHECK(issues({{"hyper_n", 1}, {"k_v_i", 1e6}, {"k_v_j", 1e6}}) == "");
+  // The point models do not take it.
+  CHECK_FALSE(contact::check_parameters("point", {{"k", 1e6}, {"e_eff", 0.5}, {"mu_s", 0}, {"mu_c", 0},
+                                                  {"sigma0", 1e4}, {"sigma1", 300}, {"hyper_n", 2}})
+                  .empty());
 }
 
 // ------------------------------------------------------------------------------------------------------------
