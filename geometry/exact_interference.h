@@ -6,7 +6,9 @@
 //  - a sphere against planar cells: a spherical cap (thesis case T1) in closed form where one plane
 //    alone cuts the sphere inside all the others; otherwise (a ball over a table's edge) the ball is
 //    sliced across an axis, each slice (a disc clipped by lines) integrated in closed form, and the
-//    slices summed by Gauss–Legendre quadrature between the heights where a slice's shape changes.
+//    slices summed by Gauss–Legendre quadrature between the heights where a slice's shape changes;
+//  - a sphere against an infinite cylinder or its complement (inside cells whose planes miss the
+//    ball): the same slicing, across the cylinder's axis.
 // All coordinates are in a frame local to the overlap (translation only), so they stay small.
 #pragma once
 #include <optional>
@@ -38,6 +40,13 @@ RawMoments sphere_cap_moments(const Vec3& c, double R, const Plane& plane);
 // Raw moments (about the origin) of the ball |x − c| <= R clipped by every plane, sliced across the
 // unit axis `axis` (best: the normal of the deepest plane, so the slices span only the cap).
 RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis);
+
+// Raw moments (about the origin) of the ball |x − c| <= R outside (outside = true: a ball in a groove,
+// box ∩ complement of the cylinder) or inside the infinite cylinder of radius rc around the line through
+// p along `axis`: slices across the axis, each a disc and a circle in closed form, summed by
+// Gauss–Legendre quadrature between the heights where a slice changes shape.
+RawMoments sphere_cylinder_moments(const Vec3& c, double R, const Vec3& p, const Vec3& axis, double rc,
+                                   bool outside);
 
 // How far inside the plane the cap ball ∩ {cut} lies: d − max over the cap of n·x (>= 0: the plane
 // does not touch the cap).

@@ -180,6 +180,12 @@ bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimit
   Vec3 centre;
   double R = 0;
   std::vector<std::pair<Vec3, double>> holes;  // complemented spheres (a tippe-top's ball minus its stem)
+  struct Rod {
+    Vec3 point, axis;
+    double radius;
+    bool complement;
+  };
+  std::vector<Rod> rods;  // infinite cylinders (a grooved block: box ∩ complement of one)
   for (int side = 0; side < 2; ++side) {  // (A and B may be the same cell at two poses)
     const CellPrimitives& cell = side == 0 ? A : B;
     const Pose& pose = side == 0 ? pose_i : pose_j;
@@ -192,6 +198,9 @@ bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimit
         R = cp.primitive.radius;
       } else if (cp.primitive.kind == PrimitiveKind::Sphere) {
         holes.emplace_back(at, cp.primitive.radius);
+      } else if (cp.primitive.kind == PrimitiveKind::InfiniteCylinder) {
+        const Quat q = pose.rotation * cp.primitive.pose.rotation;
+        rods.push_back({at, q * Vec3::UnitZ(), cp.primitive.radius, cp.complement});
       } else {
         planar.push_back(cp);
       }
@@ -215,6 +224,18 @@ bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimit
     const double apart = (off - deepest->n * deepest->n.dot(off)).norm();
     return apart >= rim + std::sqrt(std::max(r * r - delta * delta, 0.0));
   };
+  if (!rods.empty()) {
+    // A ball against one cylinder, with every plane clear of the ball (or one missing it: empty).
+    if (spheres != 1 || rods.size() != 1 || !holes.empty()) return false;
+    for (const Plane& pl : planes) {
+      const double delta = pl.n.dot(centre) - pl.d;
+      if (delta >= R) return true;
+      if (delta > -R) return false;
+    }
+    const Rod& rod = rods.front();
+    m = sphere_cylinder_moments(centre, R, rod.point, rod.axis, rod.radius, rod.complement);
+    return true;
+  }
   if (spheres == 0) {
     for (const auto& [c, r] : holes)
       if (!hole_ignorable(c, r, nullptr, 0)) return false;

@@ -7,9 +7,8 @@
 //   * "[short]" and untagged: file structure, mass properties, and short runs (--set simulation.duration=...)
 //     of the parts of each scenario that show its physics early;
 //   * "[full]": the full-length thesis checks (ball-on-table BT-1..BT-13, tippe-top inversion, battery box at
-//     rest). Their contacts take the closed-form geometry paths, so each runs in a few seconds, in CI;
-//   * "[.][long]": hidden, ball_in_cylinder's 10 s run, whose groove (a complemented cylinder) needs the
-//     column engine: ~4 minutes. Run it by hand:  tests/scenarios_test "[long]".
+//     rest, ball in the groove). Their contacts take the closed-form geometry paths, so each runs in a few
+//     seconds, in CI.
 //
 // Runs go through the real vcsim binary (VCSIM_BINARY) and their HDF5 files are read with h5py, as in
 // cli_test.cpp. Mass properties and cell counts are checked in-process (load_scenario + build_world).
@@ -492,9 +491,10 @@ expect('max |f_x(here) - f_x(+100 m)| / max |f_x|', np.abs(Fa - Fb).max() / scal
 )") == 0);
 }
 
-TEST_CASE("ball_in_cylinder BC-1..BC-5: energy keeps falling, the ball stops moving along the groove", "[.][long]") {
-  // 25 s of rk5 at 1 ms. The file's 10 s run took 24 min on a loaded machine (1 thread) with the current
-  // engine; allow ~1 h. 25 s rather than the file's 10 s: the sheet's BC-3 asks for |v_y| < 1e-3 m/s "before
+TEST_CASE("ball_in_cylinder BC-1..BC-5: energy keeps falling, the ball stops moving along the groove",
+          "[scenario][full]") {
+  // 25 s of rk5 at 1 ms: ~4 s of wall time (the ball in the groove is a closed-form slice integral).
+  // 25 s rather than the file's 10 s: the sheet's BC-3 asks for |v_y| < 1e-3 m/s "before
   // t_end, chosen from a reference run"; the 10 s reference run decays v_y from 0.3 to 0.0126 m/s, by a factor
   // e every ~3.5 s (rolling resistance is a damping torque), so 1e-3 m/s is reached near 19 s.
   const std::string out = simulate("bc_full", "ball_in_cylinder.yaml", {"simulation.duration=25"});
