@@ -115,9 +115,9 @@ print('S2: %d kicks, first at %.4f s, mean period %.5f s -> effective e_r = dw I
 # XC-S2-1: the centre of pressure stays on the contact line. Limit: max(1 mm, 1/4 of the contact half-width
 # sqrt(2 r delta), delta = 0.476 mm) = 7.7 mm; e_eff = 1, so no hysteresis offset is expected.
 contact = t >= 0.01
-bound(tag + 'max |D| (centre of pressure across the contact line)', np.abs(D[contact]).max(), max(1e-3, 0.25 * np.sqrt(2 * r * 4.763e-4)), 'm')
+bound(tag + 'max abs(D) (centre of pressure across the contact line)', np.abs(D[contact]).max(), max(1e-3, 0.25 * np.sqrt(2 * r * 4.763e-4)), 'm')
 # XC-S2-2: within the cylinder's length.
-bound(tag + 'max |L| (centre of pressure along the line)', np.abs(L[contact]).max(), l / 2, 'm')
+bound(tag + 'max abs(L) (centre of pressure along the line)', np.abs(L[contact]).max(), l / 2, 'm')
 )PY";
 }
 
@@ -186,15 +186,19 @@ report('Xie S2 mean normal force while rolling', F[sel, 2].mean(), m * g, 5e-3, 
 # XC-S2-4: drift of the rolling speed over the run (< 1 %).
 late = t >= t[-1] - 0.5
 report('Xie S2 rolling speed over the last 0.5 s', sp[late].mean(), v_roll, 1e-2, 'm/s')
-# The centre of pressure returns to the middle when the spin stops, and follows the moment balance on average.
-# e_eff = 1 leaves the pitch mode about the transverse axis (166 rad/s) undamped, and every kick excites it
-# (the quasi-static L jumps by 0.1429 x 0.1286 = 18 mm), so single samples of L carry that oscillation; its
-# phase is uncorrelated with the kicks, so averages over the ~130 kicks remove it.
-before = np.searchsorted(t, kicks) - 1   # the last sample before each kick
-before = before[before >= 0]
-report('Xie S2 mean L just before the kicks (omega_z ~ 0)', L[before].mean(), 0.0, abs_tol=2e-3, unit='m')
-coef = (I_axis / r + m * r) * v_roll / (m * g)
+# The moment balance about the horizontal axis normal to the cylinder (reference §1.11 S2, signs derived for this
+# layout: axis +x, rolling along −y with ω_x > 0): −L N = (I_axis ω_x + m v r) ω_z, so L = −0.1429 ω_z m.
+# e_eff = 1 leaves the pitch mode about the transverse axis (166 rad/s) undamped and every kick excites it (the
+# quasi-static L jumps by 18 mm), so single samples of L carry that oscillation, phase-locked to the kicks;
+# only the long-time average is free of it (the pitch angular momentum stays bounded): ⟨L⟩ = −0.1429 ⟨ω_z⟩, ±20 %
+# (XC-S2-3's tolerance).
+coef = -(I_axis / r + m * r) * v_roll / (m * g)
 roll = t >= 0.5
-report('Xie S2 mean L / mean omega_z (moment balance)', L[roll].mean() / w[roll, 2].mean(), coef, 0.2, 'm s')
+report('Xie S2 mean L / mean omega_z (time-averaged moment balance)', L[roll].mean() / w[roll, 2].mean(), coef, 0.2, 'm s')
+# Logged, not checked: L in the last sample before each kick (ω_z ≈ 0); the rigid balance says 0, the phase-locked
+# pitch oscillation shifts it (docs/validation.md).
+before = np.searchsorted(t, kicks) - 1
+before = before[before >= 0]
+print('S2: mean L in the sample before each kick %.4f m (std %.4f m); rigid moment balance 0' % (L[before].mean(), L[before].std()))
 )PY") == 0);
 }
