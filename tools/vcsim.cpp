@@ -348,6 +348,9 @@ int main(int argc, char** argv) {
                     : " (INCREASED beyond the 1e-9 relative budget of docs/conventions.md)")
             << "\n"
             << "output     " << options.output_path << " (" << s.samples << " samples)\n";
+  if (!scenario.impulses.empty())  // scripted impulses are external work: the energy line starts over after each
+    std::cout << "impulses   " << s.impulses_applied << " applied (/impulses in the output; the energy rise is "
+              << "measured from the state after each)\n";
   if (dump_vdb >= 0)
     std::cout << "vdb        " << s.vdb_files << " interference region(s) at t = " << dump_vdb << " s, "
               << options.dump_vdb_prefix << "_*.vdb\n";
