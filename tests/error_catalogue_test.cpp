@@ -193,8 +193,8 @@ std::vector<Case> catalogue() {
       {"mesh_missing_file", replace(B, "sphere: {radius: 0.1}", "mesh: {file: no_such_mesh.obj}"),
        "@:9:7: error: bodies.ball.geometry.mesh.file: expected a readable mesh file (OBJ or STL), but '%/no_such_mesh.obj' cannot be opened"},
       // ---- scripted impulses (lines 22-25 appended to the base: impulses: / - body: ball / at: 0.5 / linear) ----
-      {"impulse_after_the_end", B + replace(impulse, "at: 0.5", "at: 2.0"),
-       "@:24:9: error: impulses[0].at: expected a time in [0, 1] s (the simulated span); got 2 s"},
+      {"impulse_negative_time", B + replace(impulse, "at: 0.5", "at: -0.5"),
+       "@:24:9: error: impulses[0].at: expected a time >= 0 s; got -0.5 s"},
       {"impulse_on_fixed_body", B + replace(impulse, "body: ball", "body: table"),
        "@:23:11: error: impulses[0].body: expected a body that is not fixed (a fixed body cannot take an impulse); got 'table'"},
       {"impulse_without_trigger", B + replace(impulse, "    at: 0.5\n", ""),
