@@ -111,12 +111,21 @@ std::string long_run_args(const std::string& out) {
          " --set simulation.duration=10000 --set output.interval=0";
 }
 
+// Waits until the run has created its output file (start-up, loading and the world build take a
+// variable time on a loaded machine), then `ms` more: fixed delays from the fork killed runs that had
+// not written a sample yet.
+void wait_for_output(const std::string& out, int ms) {
+  for (int k = 0; k < 1200 && !(fs::exists(out) && fs::file_size(out) > 0); ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 }  // namespace
 
 TEST_CASE("SIGINT stops cleanly with a complete, flagged file") {
   const std::string out = (temp_dir() / "interrupted.h5").string();
   const pid_t pid = spawn(long_run_args(out), (temp_dir() / "sigint.log").string());
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  wait_for_output(out, 1000);
   kill(pid, SIGINT);
   int st = 0;
   waitpid(pid, &st, 0);
@@ -134,7 +143,7 @@ TEST_CASE("SIGKILL halfway leaves a readable file with consistent lengths") {
   for (int trial = 0; trial < 3; ++trial) {
     const std::string out = (temp_dir() / ("killed" + std::to_string(trial) + ".h5")).string();
     const pid_t pid = spawn(long_run_args(out), (temp_dir() / "sigkill.log").string());
-    std::this_thread::sleep_for(std::chrono::milliseconds(900 + 400 * trial));
+    wait_for_output(out, 500 + 400 * trial);
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the writer process finishes the file
