@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tests/cli_support.h"
+#include "tests/validation_support.h"
 
 namespace fs = std::filesystem;
 
@@ -31,29 +32,11 @@ const std::string kScenario = cli::kSource + "/scenarios/validation/boos_sphere_
 fs::path temp_dir() { return cli::temp_dir("validation_boos_damping_test"); }
 
 std::string simulate(const std::string& name, const std::vector<std::string>& sets) {
-  const std::string out = (temp_dir() / (name + ".h5")).string();
-  std::string args = "run " + kScenario + " -q -o " + out;
-  for (const auto& s : sets) args += " --set '" + s + "'";
-  const cli::Run r = cli::run(args);
-  INFO(args << "\n" << r.output);
-  REQUIRE(r.status == 0);
-  return out;
+  return validation::simulate(temp_dir(), name, kScenario, sets);
 }
 
-const std::string kPrelude = R"PY(
-import sys, math, h5py, numpy as np
-failed = []
-def report(id, measured, reference, rel_tol=None, unit='', abs_tol=None):
-    m = float(measured); r = float(reference)
-    tol = abs_tol if abs_tol is not None else rel_tol * abs(r)
-    ok = bool(abs(m - r) <= tol)
-    ts = ('±%.3g %s' % (abs_tol, unit)) if abs_tol is not None else ('±%.3g %%' % (100 * rel_tol))
-    print('VALIDATION | %s | %.6g %s | %.6g %s | %s | %s' % (id, m, unit, r, unit, ts, 'ok' if ok else 'FAIL'))
-    if not ok: failed.append(id)
-def finish():
-    sys.stdout.flush()
-    if failed:
-        print('FAILED:', ', '.join(failed)); sys.exit(1)
+// Python helpers of these checks, after validation::kPrelude.
+const std::string kPythonHelpers = R"PY(
 def d_of_e(e):
     # Boos eq 2.8: ln(1 + d/e) - ln(1 - d) = d (1 + 1/e), root in (0, 1), by bisection
     f = lambda d: math.log(1 + d / e) - math.log(1 - d) - d * (1 + 1 / e)
@@ -65,7 +48,7 @@ def d_of_e(e):
     return 0.5 * (lo + hi)
 )PY";
 
-int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), kPrelude, code); }
+int analyse(const std::string& code) { return validation::analyse(temp_dir(), code, kPythonHelpers); }
 
 struct Impact {
   std::string plate;

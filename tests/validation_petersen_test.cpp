@@ -22,6 +22,7 @@
 #include "engine/world.h"
 #include "geometry/interference.h"
 #include "tests/cli_support.h"
+#include "tests/validation_support.h"
 #include "tests/geometry_support.h"
 
 using namespace vcsim;
@@ -30,7 +31,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-const std::string kValidation = cli::kSource + "/scenarios/validation/";
+using validation::kValidation;
 
 std::string num(double v, int digits = 17) {
   std::ostringstream s;
@@ -126,32 +127,10 @@ class Probe {
 fs::path temp_dir() { return cli::temp_dir("validation_petersen_test"); }
 
 std::string simulate(const std::string& name, const std::string& scenario, const std::vector<std::string>& sets = {}) {
-  const std::string out = (temp_dir() / (name + ".h5")).string();
-  std::string args = "run " + kValidation + scenario + " -q -o " + out;
-  for (const auto& s : sets) args += " --set '" + s + "'";
-  const cli::Run r = cli::run(args);
-  INFO(args << "\n" << r.output);
-  REQUIRE(r.status == 0);
-  return out;
+  return validation::simulate(temp_dir(), name, kValidation + scenario, sets);
 }
 
-const std::string kPrelude = R"PY(
-import sys, h5py, numpy as np
-failed = []
-def report(id, measured, reference, rel_tol=None, unit='', abs_tol=None):
-    m = float(measured); r = float(reference)
-    tol = abs_tol if abs_tol is not None else rel_tol * abs(r)
-    ok = bool(abs(m - r) <= tol)
-    ts = ('±%.3g %s' % (abs_tol, unit)) if abs_tol is not None else ('±%.3g %%' % (100 * rel_tol))
-    print('VALIDATION | %s | %.6g %s | %.6g %s | %s | %s' % (id, m, unit, r, unit, ts, 'ok' if ok else 'FAIL'))
-    if not ok: failed.append(id)
-def finish():
-    sys.stdout.flush()
-    if failed:
-        print('FAILED:', ', '.join(failed)); sys.exit(1)
-)PY";
-
-int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), kPrelude, code); }
+int analyse(const std::string& code) { return validation::analyse(temp_dir(), code); }
 
 }  // namespace
 

@@ -29,6 +29,7 @@
 #include "engine/world.h"
 
 #include "tests/cli_support.h"
+#include "tests/validation_support.h"
 
 using namespace vcsim;
 namespace fs = std::filesystem;
@@ -36,7 +37,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-const std::string kValidation = cli::kSource + "/scenarios/validation/";
+using validation::kValidation;
 
 std::string num(double v, int digits = 17) {
   std::ostringstream s;
@@ -101,35 +102,11 @@ class Probe {
 
 fs::path temp_dir() { return cli::temp_dir("validation_test"); }
 
-// Runs a scenario of scenarios/validation/ through the vcsim binary; REQUIREs success; returns the output path.
 std::string simulate(const std::string& name, const std::string& scenario, const std::vector<std::string>& sets = {}) {
-  const std::string out = (temp_dir() / (name + ".h5")).string();
-  std::string args = "run " + kValidation + scenario + " -q -o " + out;
-  for (const auto& s : sets) args += " --set '" + s + "'";
-  const cli::Run r = cli::run(args);
-  INFO(args << "\n" << r.output);
-  REQUIRE(r.status == 0);
-  return out;
+  return validation::simulate(temp_dir(), name, kValidation + scenario, sets);
 }
 
-// Python (h5py) analysis of run outputs. report() prints the same VALIDATION line as the C++ one.
-const std::string kPrelude = R"PY(
-import sys, h5py, numpy as np
-failed = []
-def report(id, measured, reference, rel_tol=None, unit='', abs_tol=None):
-    m = float(measured); r = float(reference)
-    tol = abs_tol if abs_tol is not None else rel_tol * abs(r)
-    ok = bool(abs(m - r) <= tol)
-    ts = ('±%.3g %s' % (abs_tol, unit)) if abs_tol is not None else ('±%.3g %%' % (100 * rel_tol))
-    print('VALIDATION | %s | %.6g %s | %.6g %s | %s | %s' % (id, m, unit, r, unit, ts, 'ok' if ok else 'FAIL'))
-    if not ok: failed.append(id)
-def finish():
-    sys.stdout.flush()
-    if failed:
-        print('FAILED:', ', '.join(failed)); sys.exit(1)
-)PY";
-
-int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), kPrelude, code); }
+int analyse(const std::string& code) { return validation::analyse(temp_dir(), code); }
 
 // ---- Boos closed forms (boos-petersen.md §2) ----
 

@@ -1,0 +1,58 @@
+// Shared by the validation tests (issue 10, docs/validation.md): running a scenario through the vcsim
+// binary, and the Python (h5py) prelude whose report() prints the "VALIDATION | id | measured | reference |
+// tolerance | ok" lines that tools/validate collects.
+#pragma once
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/cli_support.h"
+
+namespace validation {
+
+inline const std::string kValidation = cli::kSource + "/scenarios/validation/";
+
+// `vcsim run SCENARIO -q -o DIR/NAME.h5 --set ...`; REQUIREs success; returns the output path.
+inline std::string simulate(const std::filesystem::path& dir, const std::string& name, const std::string& scenario,
+                            const std::vector<std::string>& sets = {}) {
+  const std::string out = (dir / (name + ".h5")).string();
+  std::string args = "run " + scenario + " -q -o " + out;
+  for (const auto& s : sets) args += " --set '" + s + "'";
+  const cli::Run r = cli::run(args);
+  INFO(args << "\n" << r.output);
+  REQUIRE(r.status == 0);
+  return out;
+}
+
+// report(): a checked value against its reference (relative or absolute tolerance); bound(): a value
+// under a limit; finish(): exit status 1 when any failed. LINE: the tag tools/validate collects (a test
+// may print unit checks under another).
+inline const std::string kPrelude = R"PY(
+import sys, math, h5py, numpy as np
+failed = []
+LINE = 'VALIDATION'
+def report(id, measured, reference, rel_tol=None, unit='', abs_tol=None):
+    m = float(measured); r = float(reference)
+    tol = abs_tol if abs_tol is not None else rel_tol * abs(r)
+    ok = bool(abs(m - r) <= tol)
+    ts = ('±%.3g %s' % (abs_tol, unit)) if abs_tol is not None else ('±%.3g %%' % (100 * rel_tol))
+    print('%s | %s | %.6g %s | %.6g %s | %s | %s' % (LINE, id, m, unit, r, unit, ts, 'ok' if ok else 'FAIL'))
+    if not ok: failed.append(id)
+def bound(id, measured, limit, unit=''):
+    ok = bool(float(measured) <= limit)
+    print('%s | %s | %.3g %s | ≤ %.3g %s | bound | %s' % (LINE, id, measured, unit, limit, unit, 'ok' if ok else 'FAIL'))
+    if not ok: failed.append(id)
+def finish():
+    sys.stdout.flush()
+    if failed:
+        print('FAILED:', ', '.join(failed)); sys.exit(1)
+)PY";
+
+// Runs kPrelude + extra + code with python3 in dir; returns its exit status.
+inline int analyse(const std::filesystem::path& dir, const std::string& code, const std::string& extra = "") {
+  return cli::run_python_check(dir, kPrelude + extra, code);
+}
+
+}  // namespace validation
