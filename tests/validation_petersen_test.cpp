@@ -297,7 +297,7 @@ dz = R - z[-1]
 report('Petersen wheel point of action depth I_(n+1)/(2 I_n)', -pz[-1] * 1e3, depth_ref * 1e3, 5e-3, 'mm')
 report('Petersen wheel static sinkage (n=1.5, 20 kg)', dz * 1e3, dz_ref * 1e3, 2.5e-3, 'mm')
 report('Petersen wheel normal force at rest', fn[-1], W, 1e-3, 'N')
-report('Petersen wheel at rest: |v_z| at 1 s', abs(vz[-1]), 0, abs_tol=1e-4, unit='m/s')
+report('Petersen wheel at rest: abs(v_z) at 1 s', abs(vz[-1]), 0, abs_tol=1e-4, unit='m/s')
 )PY") == 0);
 }
 

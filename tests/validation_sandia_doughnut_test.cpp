@@ -264,6 +264,6 @@ print('%.9g %.9g %.9g %d %.3g' % (f['bodies/doughnut/position'][-1, 2], c['force
   report("Sandia doughnut per-vertex 24x12 dropped: rest height", z, z_ref, 2e-6, false, "m");
   report("Sandia doughnut per-vertex 24x12 dropped: vertical force at 2 s", fz, kMass * kG, 5e-3, true, "N");
   report("Sandia doughnut per-vertex 24x12 dropped: springs in contact at rest", active, springs, 0, false, "");
-  report("Sandia doughnut per-vertex 24x12 dropped: max |spin about the axis|", wz, 0, 1e-6, false, "rad/s");
+  report("Sandia doughnut per-vertex 24x12 dropped: max abs(spin about the axis)", wz, 0, 1e-6, false, "rad/s");
   CHECK(xy < 1e-6);  // stays on the axis
 }
