@@ -112,4 +112,12 @@ VolumetricFriction volumetric_friction(const FrictionParams& p, double f_n, cons
 
 Vec3 rolling_resistance(double k_v, double a, const Mat3& J, const Vec3& w_t) { return k_v * a * (J * w_t); }
 
+void keep_bristle_tangential(double* z, const Vec3& n) {
+  Vec3 v(z[0], z[1], z[2]);
+  v -= n * n.dot(v);
+  z[0] = v.x();
+  z[1] = v.y();
+  z[2] = v.z();
+}
+
 }  // namespace vcsim::contact

@@ -71,4 +71,8 @@ VolumetricFriction volumetric_friction(const FrictionParams& p, double f_n, cons
 // Rolling-resistance couple τ_r = k_v a J·ω_t (eq 4.67, J_v in place of J_s), on body i.
 Vec3 rolling_resistance(double k_v, double a, const Mat3& J, const Vec3& w_t);
 
+// Keeps a bristle deflection z[0..2] in the tangent plane of the current normal n as the normal turns
+// (a ball rolling over a table edge): the normal part is dropped (point model P8, volumetric §12-B5).
+void keep_bristle_tangential(double* z, const Vec3& n);
+
 }  // namespace vcsim::contact

@@ -75,12 +75,7 @@ void point_law_accept(const ModelParams& p, PointMemory& m, double x, const Vec3
         m.v_in = v_n;
       }
     }
-    // Keep the bristle tangential as the normal turns (P8).
-    Vec3 z(s[0], s[1], s[2]);
-    z -= n * n.dot(z);
-    s[0] = z.x();
-    s[1] = z.y();
-    s[2] = z.z();
+    keep_bristle_tangential(s, n);  // P8
   } else if (m.in_contact) {
     // Separation ends the episode: friction states and relaxation are reset (policy P7(b)).
     m.in_contact = false;

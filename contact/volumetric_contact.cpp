@@ -118,12 +118,7 @@ void accept_volumetric(const ModelParams& p, const geo::Interference& q, const B
     if (p.normal.tau_r > 0) s[5] = elastic_measure(p, q);  // V_ro := V (or V_h) at detection (eq 3.44)
   }
   mem.n_prev = n;
-  // Keep the bristle in the tangent plane of the current normal (§12-B5).
-  Vec3 z(s[0], s[1], s[2]);
-  z -= n * n.dot(z);
-  s[0] = z.x();
-  s[1] = z.y();
-  s[2] = z.z();
+  keep_bristle_tangential(s, n);  // §12-B5
 }
 
 VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j,
