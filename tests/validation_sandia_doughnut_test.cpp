@@ -30,6 +30,7 @@
 #include "engine/world.h"
 
 #include "tests/cli_support.h"
+#include "tests/validation_support.h"
 
 using namespace vcsim;
 namespace fs = std::filesystem;
@@ -37,33 +38,13 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-const std::string kValidation = cli::kSource + "/scenarios/validation/";
+using validation::kValidation;
 // The scenario's numbers (sandia_doughnut_cone.yaml).
 constexpr double kR = 0.05, kr = 0.015, kHalfAngle = 10 * kPi / 180, kApex = 0.3;
 constexpr double kMass = 0.22206609902451058, kG = 9.8;
 
-std::string num(double v, int digits = 17) {
-  std::ostringstream s;
-  s.precision(digits);
-  s << v;
-  return s.str();
-}
-
-bool report(const std::string& id, double measured, double reference, double tol, bool relative,
-            const std::string& unit) {
-  const double lim = relative ? tol * std::abs(reference) : tol;
-  const bool ok = std::abs(measured - reference) <= lim;
-  if (relative)
-    std::printf("VALIDATION | %s | %.6g %s | %.6g %s | ±%.3g %% | %s\n", id.c_str(), measured, unit.c_str(), reference,
-                unit.c_str(), 100 * tol, ok ? "ok" : "FAIL");
-  else
-    std::printf("VALIDATION | %s | %.6g %s | %.6g %s | ±%.3g %s | %s\n", id.c_str(), measured, unit.c_str(), reference,
-                unit.c_str(), tol, unit.c_str(), ok ? "ok" : "FAIL");
-  std::fflush(stdout);
-  INFO(id << ": measured " << measured << ", reference " << reference << ", tol " << tol);
-  CHECK(ok);
-  return ok;
-}
+using validation::num;
+using validation::report;
 
 // Interference volume of the torus and the cone when the tube disk reaches d past the cone line (Pappus, above).
 double ring_volume(double d) {

@@ -4,7 +4,10 @@
 #pragma once
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,35 @@
 namespace validation {
 
 inline const std::string kValidation = cli::kSource + "/scenarios/validation/";
+
+// A number as Python source, to every digit.
+inline std::string num(double v, int digits = 17) {
+  std::ostringstream s;
+  s.precision(digits);
+  s << v;
+  return s.str();
+}
+
+// One line of the validation table, and the Catch check: |measured − reference| <= tol, relative to
+// |reference| when `relative`.
+inline bool report(const std::string& id, double measured, double reference, double tol, bool relative,
+                   const std::string& unit) {
+  const bool ok = std::abs(measured - reference) <= (relative ? tol * std::abs(reference) : tol);
+  if (relative)
+    std::printf("VALIDATION | %s | %.6g %s | %.6g %s | ±%.3g %% | %s\n", id.c_str(), measured, unit.c_str(), reference,
+                unit.c_str(), 100 * tol, ok ? "ok" : "FAIL");
+  else
+    std::printf("VALIDATION | %s | %.6g %s | %.6g %s | ±%.3g %s | %s\n", id.c_str(), measured, unit.c_str(), reference,
+                unit.c_str(), tol, unit.c_str(), ok ? "ok" : "FAIL");
+  std::fflush(stdout);
+  INFO(id << ": measured " << measured << ", reference " << reference << ", tol " << tol);
+  CHECK(ok);
+  return ok;
+}
+inline bool report(const std::string& id, double measured, double reference, double rel_tol,
+                   const std::string& unit = "") {
+  return report(id, measured, reference, rel_tol, true, unit);
+}
 
 // `vcsim run SCENARIO -q -o DIR/NAME.h5 --set ...`; REQUIREs success; returns the output path.
 inline std::string simulate(const std::filesystem::path& dir, const std::string& name, const std::string& scenario,

@@ -39,23 +39,8 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 using validation::kValidation;
 
-std::string num(double v, int digits = 17) {
-  std::ostringstream s;
-  s.precision(digits);
-  s << v;
-  return s.str();
-}
-
-// One line of the validation table, and the Catch check. rel_tol is relative to |reference|.
-bool report(const std::string& id, double measured, double reference, double rel_tol, const std::string& unit = "") {
-  const bool ok = std::abs(measured - reference) <= rel_tol * std::abs(reference);
-  std::printf("VALIDATION | %s | %.6g %s | %.6g %s | ±%.3g %% | %s\n", id.c_str(), measured, unit.c_str(), reference,
-              unit.c_str(), 100 * rel_tol, ok ? "ok" : "FAIL");
-  std::fflush(stdout);
-  INFO(id << ": measured " << measured << ", reference " << reference << ", rel tol " << rel_tol);
-  CHECK(ok);
-  return ok;
-}
+using validation::num;
+using validation::report;
 
 // A scenario loaded and built in-process, probed at prescribed poses (displacement control: Boos's rig drives the
 // specimen to a position and measures the force, Boos §3.1).

@@ -299,36 +299,21 @@ struct ExprParser {
       }
     return l;
   }
-  std::unique_ptr<Expr> parse_sum() {
-    auto l = parse_prod();
+  // A left-associative chain of `next` terms joined by the one-character operators in `ops`.
+  std::unique_ptr<Expr> parse_chain(const char* ops, std::unique_ptr<Expr> (ExprParser::*next)()) {
+    auto l = (this->*next)();
     while (l) {
       ws();
-      if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
-        const std::string op(1, t[i++]);
-        auto r = parse_prod();
-        if (!r) return nullptr;
-        l = bin(op, std::move(l), std::move(r));
-      } else {
-        break;
-      }
+      if (i >= t.size() || !std::strchr(ops, t[i]) || t[i] == '\0') break;
+      const std::string op(1, t[i++]);
+      auto r = (this->*next)();
+      if (!r) return nullptr;
+      l = bin(op, std::move(l), std::move(r));
     }
     return l;
   }
-  std::unique_ptr<Expr> parse_prod() {
-    auto l = parse_unary();
-    while (l) {
-      ws();
-      if (i < t.size() && (t[i] == '*' || t[i] == '/')) {
-        const std::string op(1, t[i++]);
-        auto r = parse_unary();
-        if (!r) return nullptr;
-        l = bin(op, std::move(l), std::move(r));
-      } else {
-        break;
-      }
-    }
-    return l;
-  }
+  std::unique_ptr<Expr> parse_sum() { return parse_chain("+-", &ExprParser::parse_prod); }
+  std::unique_ptr<Expr> parse_prod() { return parse_chain("*/", &ExprParser::parse_unary); }
   std::unique_ptr<Expr> parse_unary() {
     ws();
     if (i < t.size() && t[i] == '-') {
