@@ -60,6 +60,7 @@ struct ImpulseSpec {
   std::string signal;              // "velocity.x" ... "angular_velocity.z", "position.z"
   double level = 0;
   int direction = 0;               // -1 falling (from above to <= level), +1 rising, 0 either
+  std::optional<double> until;     // s: a crossing trigger fires only at accepted times t <= until
   geo::SourceLocation where;
 };
 

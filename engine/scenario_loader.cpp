@@ -982,7 +982,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     }
   }
 
-  // impulses: [{body, at | when: {signal, crosses, direction, body}, linear, angular, name}]
+  // impulses: [{body, at | when: {signal, crosses, direction, body, until}, linear, angular, name}]
   // (docs/scenario-format.md, "Impulses").
   if (YAML::Node is = Loader::find(root, "impulses"); is.IsDefined() && !is.IsNull()) {
     const std::string form = "a list of {body, at or when, linear and/or angular}";
@@ -1039,7 +1039,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
         imp.at = t;
       } else {
         const std::string wp = child_path(ip, "when");
-        L.check_map(when, wp, {"signal", "crosses", "direction", "body"}, "a crossing trigger");
+        L.check_map(when, wp, {"signal", "crosses", "direction", "body", "until"}, "a crossing trigger");
         const std::string sp = child_path(wp, "signal");
         const YAML::Node sn = L.require(when, "signal", wp, "a state signal: " + join_list(signals));
         imp.signal = L.string(sn, sp, "a state signal");
@@ -1063,6 +1063,13 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
           else if (dir == "rising") imp.direction = 1;
           else if (dir == "either") imp.direction = 0;
           else L.fail(d, dp, "expected falling, rising or either; got '" + dir + "'");
+        }
+        if (YAML::Node u = Loader::find(when, "until"); u.IsDefined()) {
+          // Ends a series of crossing impulses (S2's stop phase: the kicks end and the spin decays to rest).
+          const std::string up = child_path(wp, "until");
+          const double t = L.number(u, up, "a time in s");
+          if (!(t >= 0)) L.fail(u, up, "expected a time >= 0 s; got " + fmt_number(t) + " s");
+          imp.until = t;
         }
       }
       sc.impulses.push_back(std::move(imp));

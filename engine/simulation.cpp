@@ -203,7 +203,7 @@ int ImpulseScript::apply(double t, double h, VecX& x) {
     const ImpulseSpec& s = specs_[i];
     if (s.at) {
       if (!done_[i] && t >= *s.at - 0.5 * h) due.push_back(i), done_[i] = true;
-    } else if (t > 0) {  // a crossing needs a previous accepted state
+    } else if (t > 0 && (!s.until || t <= *s.until)) {  // a crossing needs a previous accepted state
       const double now = signal(i, x) - s.level, before = previous_[i] - s.level;
       const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
       if ((s.direction <= 0 && falls) || (s.direction >= 0 && rises)) due.push_back(i);

@@ -47,7 +47,7 @@ BuiltWorld build_world(const Scenario& scenario);
 // The scenario's scripted impulses (ImpulseSpec, docs/scenario-format.md "Impulses") as a run applies them:
 // call start() on the initial state, then apply() after every accepted step (after World::accept_step, never
 // inside integrator stages). A time trigger fires once, at the first accepted time t >= at − h/2; a crossing
-// trigger fires each time its signal passes the level between two accepted states.
+// trigger fires each time its signal passes the level between two accepted states (up to `until`, if given).
 struct ImpulseTally {
   long count = 0;                          // firings so far
   double last_time = std::nan("");         // s, time of the latest firing

@@ -209,6 +209,8 @@ std::vector<Case> catalogue() {
        "'angular_velocity.w'; did you mean 'angular_velocity.x'?"},
       {"impulse_bad_direction", B + replace(impulse, "at: 0.5", "when: {signal: velocity.z, crosses: 0, direction: down}"),
        "@:24:55: error: impulses[0].when.direction: expected falling, rising or either; got 'down'"},
+      {"impulse_negative_until", B + replace(impulse, "at: 0.5", "when: {signal: velocity.z, crosses: 0, until: -1}"),
+       "@:24:51: error: impulses[0].when.until: expected a time >= 0 s; got -1 s"},
       {"impulse_without_vector", B + replace(impulse, "    linear: [0, 0, 1]\n", ""),
        "@:23:5: error: impulses[0]: expected 'linear' (N s) and/or 'angular' (N m s), world frame; got neither"},
       // ---- time stepping ----

@@ -104,7 +104,9 @@ TEST_CASE("scripted impulses: time and crossing triggers, world-frame angular im
   //    0.25 sin30° + 0.2886751 cos30°) = (0, 0.0721688, 0.375) rad/s;
   //  * `when: velocity.z crosses −1 m/s falling`, linear (0, 0, 2 m): free fall from rest reaches −1 m/s at
   //    1/g = 0.10204 s; the jump to ≈ +1 m/s then falls back below −1 m/s after (2 + overshoot)/g; firings land on
-  //    the first step past each crossing, so every interval is 2/g = 0.20408 s to within one step (1e-3 s).
+  //    the first step past each crossing, so every interval is 2/g = 0.20408 s to within one step (1e-3 s);
+  //  * the same trigger on a second ball with `until: 0.5`: crossings at 1/g + k 2/g = 0.102, 0.306, 0.510 s, so
+  //    it fires twice (the third crossing is 10 ms, ten steps, past `until`) and then the ball falls freely.
   const fs::path file = temp_dir() / "impulse_free_body.yaml";
   std::ofstream(file) << R"(simulation: {duration: 1.0, step: 1.0e-3}
 gravity: [0, 0, -9.8]
@@ -113,6 +115,9 @@ bodies:
     mass: 2.0
     inertia: [1, 2, 3]
     orientation: {rpy_deg: [30, 0, 0]}
+  ball2:
+    mass: 2.0
+    inertia: [1, 1, 1]
 impulses:
   - name: spin
     body: ball
@@ -121,6 +126,10 @@ impulses:
   - name: bounce
     body: ball
     when: {signal: velocity.z, crosses: -1, direction: falling}
+    linear: [0, 0, 4]
+  - name: bounce_until
+    body: ball2
+    when: {signal: velocity.z, crosses: -1, direction: falling, until: 0.5}
     linear: [0, 0, 4]
 )";
   const std::string h5 = simulate("impulse_free_body", file.string());
@@ -138,7 +147,10 @@ g = 9.8
 report('first crossing of v_z = -1 m/s', times[0], 1 / g, abs_tol=1e-3, unit='s')
 report('crossing intervals (%d), largest deviation from 2/g' % (len(times) - 1), np.abs(np.diff(times) - 2 / g).max(), 0, abs_tol=2e-3, unit='s')
 report('firings in 1 s', c[-1], 1 + int((1 - 1 / g) / (2 / g)), abs_tol=0)
-report('impulses_applied attribute', f.attrs['impulses_applied'], 1 + c[-1], abs_tol=0)
+cu = f['impulses/bounce_until/count'][:]
+report('until: 0.5 s: firings in 1 s (crossings at 0.102, 0.306; 0.510 s is past until)', cu[-1], 2, abs_tol=0)
+report('until: 0.5 s: last firing', f['impulses/bounce_until/last_time'][-1], 1 / g + 2 / g, abs_tol=2e-3, unit='s')
+report('impulses_applied attribute', f.attrs['impulses_applied'], 1 + c[-1] + cu[-1], abs_tol=0)
 vz = f['bodies/ball/velocity'][:, 2]
 bound('sampled v_z - (-1 m/s): samples follow the jump, so never below', -vz.min() - 1, 0.0, 'm/s')
 )PY") == 0);
