@@ -6,6 +6,7 @@
 #include "contact/contact_normal.h"
 #include "contact/friction.h"
 #include "contact/normal_force.h"
+#include "geometry/support_plane.h"
 
 namespace vcsim::contact {
 namespace {
@@ -34,6 +35,12 @@ void volumetric_initial_states(const ModelParams& p, double* s) {
 
 Vec3 volumetric_normal(const geo::Interference& q, const BodyKinematics& bi, const BodyKinematics& bj,
                        const VolumetricMemory& mem, double r_n, double* lambda) {
+  if (q.plane_normal.squaredNorm() > 0) {
+    // Against a half-space the plane is the plate of the one-body model: the Winkler resultant is exactly along
+    // its normal (geometry/support_plane.h), where J_v's axis would tilt on a wedge (T6, §12-A3).
+    if (lambda) *lambda = q.plane_normal.dot(q.inertia * q.plane_normal);
+    return q.plane_normal;
+  }
   Vec3 n_geo = q.normal_estimate;
   if (n_geo.squaredNorm() == 0) n_geo = mem.n_prev;
   if (n_geo.squaredNorm() == 0) n_geo = bi.pose.position - bj.pose.position;  // last resort: centre line
@@ -121,12 +128,19 @@ void accept_volumetric(const ModelParams& p, const geo::Interference& q, const B
   keep_bristle_tangential(s, n);  // §12-B5
 }
 
+geo::Interference volumetric_query(const geo::Cell& ci, const Pose& pi, const geo::Cell& cj, const Pose& pj,
+                                   const geo::QueryOptions& options) {
+  geo::Interference q = geo::interference(ci, pi, cj, pj, options);
+  if (q.overlap) q.plane_normal = geo::support_plane_normal(ci, pi, cj, pj);
+  return q;
+}
+
 VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j,
                                      geo::QueryOptions options)
     : p_(params), cell_i_(std::move(cell_i)), cell_j_(std::move(cell_j)), options_(options) {}
 
 geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyKinematics& bj) const {
-  return geo::interference(cell_i_, bi.pose, cell_j_, bj.pose, options_);
+  return volumetric_query(cell_i_, bi.pose, cell_j_, bj.pose, options_);
 }
 
 std::vector<Channel> VolumetricContact::channels() const {

@@ -54,6 +54,9 @@ struct Interference {
   Vec3 centroid = Vec3::Zero();        // world frame
   Mat3 inertia = Mat3::Zero();         // m^5, unit density, about the centroid, world axes
   Vec3 normal_estimate = Vec3::Zero(); // unit, geometric guess pointing from body j toward body i
+  // Unit normal of a half-space side, from j toward i (zero if neither cell is a half-space); set by
+  // support_plane_normal (geometry/support_plane.h), which the volumetric contact models call.
+  Vec3 plane_normal = Vec3::Zero();
   double depth_estimate = 0;           // m, a characteristic penetration depth (for diagnostics)
   // Hypervolume ∫ L^n dA (m^(2+n), n = QueryOptions::hyper_exponent) over the patch, columns along
   // normal_estimate, and its L^n-weighted centroid (world), Petersen's point of action. n = 1: the volume and
