@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <unordered_map>
 
 #include "geometry/mesh.h"
 
@@ -282,6 +284,83 @@ IntervalList subtract(const IntervalList& a, const IntervalList& b) {
   return cur;
 }
 
+// Intervals of a ring torus (major R > minor r) along x = o + s w (|w| = 1) on [s0, s1], in closed form.
+// With t = s + o·w the line is p(t) = o' + t w, o' ⟂ w, and the torus is F(t) ≤ 0 for the quartic
+//   F = (|p|² + R² − r²)² − 4R² (p_x² + p_y²) = t⁴ + P t² + Q t + S,
+// which has the sign of the distance ((d² − r²)((ρ + R)² + z² − r²), d the distance to the tube's centre circle,
+// the second factor ≥ R² − r² > 0). F' = 4 (t³ + P/2 t + Q/4) is a depressed cubic solved in closed form: F is
+// monotone between its real roots, so each sign change between consecutive critical points brackets exactly one
+// root, found by false position (Illinois). Exact to rounding (~1e-16 of R), grazing chords included, and ~20x
+// cheaper than sphere tracing along a column that runs close to the tube's wall.
+IntervalList torus_intervals(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1) {
+  IntervalList out;
+  const double R = p.major, r = p.r, ow = o.dot(w);
+  const Vec3 op = o - ow * w;
+  const double op2 = op.squaredNorm(), reach2 = (R + r) * (R + r) - op2;  // |p|² ≤ (R + r)² on the torus
+  if (reach2 <= 0) return out;
+  const double reach = std::sqrt(reach2);
+  const double ta = std::max(s0 + ow, -reach), tb = std::min(s1 + ow, reach);
+  if (!(ta < tb)) return out;
+  const double c = op2 + R * R - r * r, alpha = w.x() * w.x() + w.y() * w.y();
+  const double beta = op.x() * w.x() + op.y() * w.y(), gamma = op.x() * op.x() + op.y() * op.y();
+  const double P = 2 * c - 4 * R * R * alpha, Q = -8 * R * R * beta, S = c * c - 4 * R * R * gamma;
+  auto F = [&](double t) { const double t2 = t * t; return (t2 + P) * t2 + Q * t + S; };
+  // Critical points: t³ + pc t + qc = 0.
+  const double pc = 0.5 * P, qc = 0.25 * Q;
+  double crit[3];
+  int nc = 0;
+  const double D = 0.25 * qc * qc + pc * pc * pc / 27;
+  if (D < 0) {  // three real roots (pc < 0): trigonometric form
+    const double m = 2 * std::sqrt(-pc / 3);
+    const double th = std::acos(std::clamp(3 * qc / (pc * m), -1.0, 1.0)) / 3;
+    for (int k = 0; k < 3; ++k) crit[nc++] = m * std::cos(th - 2 * M_PI * k / 3);
+  } else {  // one real root: Cardano in the cancellation-free form
+    const double A = -std::copysign(std::cbrt(std::abs(qc) * 0.5 + std::sqrt(D)), qc);
+    crit[nc++] = A == 0 ? 0.0 : A - pc / (3 * A);
+  }
+  for (int k = 0; k < nc; ++k)  // two Newton steps polish the closed form
+    for (int it = 0; it < 2; ++it) {
+      const double t = crit[k], d = 3 * t * t + pc;
+      if (d != 0) crit[k] = t - (t * (t * t + pc) + qc) / d;
+    }
+  std::sort(crit, crit + nc);
+  double x[5];
+  int n = 0;
+  x[n++] = ta;
+  for (int k = 0; k < nc; ++k)
+    if (crit[k] > x[n - 1] && crit[k] < tb) x[n++] = crit[k];
+  x[n++] = tb;
+  double fx[5];
+  for (int k = 0; k < n; ++k) fx[k] = F(x[k]);
+  double open = fx[0] < 0 ? ta : kInf;
+  for (int k = 0; k + 1 < n; ++k) {
+    if ((fx[k] < 0) == (fx[k + 1] < 0)) continue;
+    // One root in (x[k], x[k+1]), F monotone there: Illinois false position.
+    double a = x[k], b = x[k + 1], fa = fx[k], fb = fx[k + 1];
+    int side = 0;
+    for (int it = 0; it < 100 && b - a > 1e-15 * (std::abs(a) + std::abs(b) + r); ++it) {
+      double t = a + (b - a) * fa / (fa - fb);
+      if (!(t > a && t < b)) t = 0.5 * (a + b);
+      const double ft = F(t);
+      if (ft == 0) { a = b = t; break; }
+      if ((ft < 0) == (fa < 0)) {
+        a = t, fa = ft;
+        if (side == -1) fb *= 0.5;
+        side = -1;
+      } else {
+        b = t, fb = ft;
+        if (side == 1) fa *= 0.5;
+        side = 1;
+      }
+    }
+    const double root = 0.5 * (a + b);
+    if (fx[k] < 0) out.push(open - ow, root - ow), open = kInf;
+    else open = root;
+  }
+  if (open < kInf) out.push(open - ow, tb - ow);
+  return out;
+}
+
 // Intervals of a non-quadric primitive (torus, mesh) along x = o + s w on [s0, s1], by sphere
 // tracing on its 1-Lipschitz distance (never steps over the surface) and bisection of each sign
 // change. A crossing thinner than the minimum step (a grazing touch) can be missed.
@@ -336,7 +415,9 @@ IntervalList cell_set(const Pair& pr, size_t begin, size_t end, double u, double
     const Vec3 o = p.A.col(0) * u + p.A.col(1) * v + p.b;
     const Vec3 w = p.A.col(2);
     IntervalList one;
-    if (p.kind == PrimitiveKind::Torus || p.kind == PrimitiveKind::Mesh) {
+    if (p.kind == PrimitiveKind::Torus && p.major > p.r) {
+      one = torus_intervals(p, o, w, pr.s0, pr.s1);
+    } else if (p.kind == PrimitiveKind::Torus || p.kind == PrimitiveKind::Mesh) {
       one = traced_intervals(p, o, w, pr.s0, pr.s1);
     } else {
       const Span sp = line_span(p, o, w);
@@ -437,6 +518,7 @@ constexpr double kQb[4][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.6, 0.2, 0.2}, {0.2
 
 struct Accum {
   double g = 0, gu = 0, gv = 0, gm = 0, guu = 0, gvv = 0, guv = 0, gum = 0, gvm = 0, gq = 0, area = 0;
+  double rim = 0;  // length of the clipped polygons' rim edges (the patch outline)
   double max_chord = 0;
   double hyper_n = 1;                   // hypervolume exponent; 1: not accumulated
   double h = 0, hu = 0, hv = 0, hm = 0;  // ∫ G^n {1, u, v, m} dA
@@ -622,6 +704,7 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
     if (outer_p != outer_q) hidden = true;
   }
   if (!hidden) {
+    if (L->c.in != P1->c.in) acc.rim += std::hypot(p.u - q.u, p.v - q.v);
     if (L->c.in) integrate_triangle(*L, p, q, acc);
     if (P1->c.in) integrate_quad(*P1, *P2, q, p, acc);
     return;
@@ -644,13 +727,17 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
     // Tiny triangle at a junction: clip by the rim only.
     const FieldVertex* pv[3] = {&a, &b, &c};
     FieldVertex poly[6];
-    int n = 0;
+    int n = 0, cuts[2], nc = 0;
     for (int e = 0; e < 3; ++e) {
       const FieldVertex& x = *pv[e];
       const FieldVertex& y = *pv[(e + 1) % 3];
       if (x.c.in) poly[n++] = x;
-      if (x.c.in != y.c.in) poly[n++] = x.c.in ? find_cut(pr, x, y, columns) : find_cut(pr, y, x, columns);
+      if (x.c.in != y.c.in) {
+        if (nc < 2) cuts[nc++] = n;
+        poly[n++] = x.c.in ? find_cut(pr, x, y, columns) : find_cut(pr, y, x, columns);
+      }
     }
+    if (nc == 2) acc.rim += std::hypot(poly[cuts[0]].u - poly[cuts[1]].u, poly[cuts[0]].v - poly[cuts[1]].v);
     for (int k = 1; k + 1 < n; ++k) integrate_triangle(poly[0], poly[k], poly[k + 1], acc);
   }
 }
@@ -710,20 +797,52 @@ Pair make_pair(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimi
   return pr;
 }
 
-// The lattice of one query: corner values over the bounding rectangle of the candidate footprints.
-struct Lattice {
-  long i0 = 0, j0 = 0;  // index of the lower-left corner
-  long nx = 0, ny = 0;  // squares
-  double s = 0;
-  std::vector<char> square;  // candidate squares (nx * ny)
-  std::vector<char> needed;  // corners to evaluate ((nx + 1) * (ny + 1))
-  std::vector<FieldVertex> corner;
-  long candidates = 0;
-  bool bounded = true;
-  bool too_large = false;
+// The lattice of one query, stored sparsely in blocks of kB x kB squares: a thin ring's bounding box
+// can hold 1e8 squares of which the ring touches 1e5. Block (bi, bj) holds the squares (i, j) with
+// i >> kShift == bi, j >> kShift == bj, and their lower-left corners; a square's right and top corners
+// belong to the neighbouring blocks. Corner (i, j) sits at (i s, j s) whichever block holds it.
+constexpr int kShift = 3, kB = 1 << kShift, kMask = kB - 1;
+struct Block {
+  long bi = 0, bj = 0;
+  std::array<char, kB * kB> square{}, visited{}, needed{};
+  std::array<FieldVertex, kB * kB> corner{};
 };
 
+struct Lattice {
+  double s = 0;
+  std::vector<std::unique_ptr<Block>> blocks;
+  std::unordered_map<uint64_t, Block*> index;
+  long candidates = 0;  // squares kept
+  bool too_large = false;
+  static uint64_t key(long bi, long bj) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(bi)) << 32) | static_cast<uint32_t>(bj);
+  }
+  const Block* find(long bi, long bj) const {
+    const auto it = index.find(key(bi, bj));
+    return it == index.end() ? nullptr : it->second;
+  }
+  Block& get(long bi, long bj) {
+    Block*& b = index[key(bi, bj)];
+    if (!b) {
+      blocks.push_back(std::make_unique<Block>());
+      b = blocks.back().get();
+      b->bi = bi, b->bj = bj;
+    }
+    return *b;
+  }
+  // Row-major block order: a fixed summation order, whatever order the blocks were made in.
+  void sort() {
+    std::sort(blocks.begin(), blocks.end(),
+              [](const auto& a, const auto& b) { return a->bj != b->bj ? a->bj < b->bj : a->bi < b->bi; });
+  }
+};
+inline int local(long i, long j) { return static_cast<int>((j & kMask) * kB + (i & kMask)); }
+
+// The octree lattice's limit (candidate squares): a lattice this large means phi hugs zero over a wide area
+// without a measurable overlap (cells that share a face). The grown lattice's limit is larger: it holds only the
+// patch's squares, and a thin ring at a tight tolerance needs ~1e6 (docs/geometry.md).
 constexpr double kMaxSquares = 1 << 20;
+constexpr double kMaxGrown = 1 << 22;
 
 // Octree culling on phi = max(phi_i, phi_j) down to footprints of 2^k lattice squares.
 Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
@@ -766,33 +885,22 @@ Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
     feet.emplace_back(std::lround(n.c.x() / F - 0.5), std::lround(n.c.y() / F - 0.5));
   std::sort(feet.begin(), feet.end());
   feet.erase(std::unique(feet.begin(), feet.end()), feet.end());
-  long fi0 = feet[0].first, fi1 = fi0, fj0 = feet[0].second, fj1 = fj0;
-  for (const auto& f : feet)
-    fi0 = std::min(fi0, f.first), fi1 = std::max(fi1, f.first), fj0 = std::min(fj0, f.second),
-    fj1 = std::max(fj1, f.second);
-  // A lattice this large means phi hugs zero over a wide area without a measurable overlap (cells
-  // that share a face): report nothing rather than exhaust memory.
   if (static_cast<double>(feet.size()) * per * per > kMaxSquares) {
     lat.too_large = true;
     return lat;
   }
-  lat.i0 = fi0 * per, lat.j0 = fj0 * per;
-  if (static_cast<double>(fi1 - fi0 + 1) * (fj1 - fj0 + 1) * per * per > 4 * kMaxSquares) {
-    lat.too_large = true;
-    return lat;
-  }
-  lat.nx = (fi1 - fi0 + 1) * per, lat.ny = (fj1 - fj0 + 1) * per;
-  lat.square.assign(lat.nx * lat.ny, 0);
-  lat.needed.assign((lat.nx + 1) * (lat.ny + 1), 0);
   for (const auto& f : feet)
     for (long dj = 0; dj < per; ++dj)
       for (long di = 0; di < per; ++di) {
-        const long i = (f.first - fi0) * per + di, j = (f.second - fj0) * per + dj;
-        lat.square[j * lat.nx + i] = 1;
-        for (int c = 0; c < 4; ++c) lat.needed[(j + (c >> 1)) * (lat.nx + 1) + i + (c & 1)] = 1;
+        const long i = f.first * per + di, j = f.second * per + dj;
+        lat.get(i >> kShift, j >> kShift).square[local(i, j)] = 1;
+        for (int c = 0; c < 4; ++c) {
+          const long ci = i + (c & 1), cj = j + (c >> 1);
+          lat.get(ci >> kShift, cj >> kShift).needed[local(ci, cj)] = 1;
+        }
       }
   lat.candidates = static_cast<long>(feet.size()) * per * per;
-  lat.corner.resize((lat.nx + 1) * (lat.ny + 1));
+  lat.sort();
   return lat;
 }
 
@@ -801,9 +909,8 @@ Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
 // reaches them; the kept set does not depend on the visiting order. The fill is bounded only by the
 // overlap box (lo, hi), not by the coarse pass's extent: a patch can reach far beyond every coarse
 // non-empty column (a sliver or the sharp tip of a corner's triangle between coarse columns), and a
-// clip there would cut it off. The dense arrays start over `hint` (the expected extent, optional)
-// and are enlarged, doubling, whenever the fill leaves them.
-Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, const double* hint, double s,
+// clip there would cut it off. The blocks make the cost and memory the patch's squares, not its bounding box's.
+Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s,
                       const std::vector<std::array<double, 2>>& seeds, long& columns) {
   Lattice lat;
   lat.s = s;
@@ -815,99 +922,52 @@ Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, const double* hi
   // Squares [gi0, gi1) x [gj0, gj1) cover the overlap box.
   const long gi0 = index(lo.x(), false), gi1 = std::max(index(hi.x(), true), gi0 + 1);
   const long gj0 = index(lo.y(), false), gj1 = std::max(index(hi.y(), true), gj0 + 1);
+  if (static_cast<double>(gi1 - gi0) > 1e9 || static_cast<double>(gj1 - gj0) > 1e9) {  // block keys are 32-bit
+    lat.too_large = true;
+    return lat;
+  }
   std::vector<std::pair<long, long>> stack;  // absolute square indices
-  long ri0 = gi1, ri1 = gi0, rj0 = gj1, rj1 = gj0;  // the allocated rectangle, [ri0, ri1) x [rj0, rj1)
   for (const auto& sd : seeds) {
     const long i = index(sd[0], false), j = index(sd[1], false);
     if (i < gi0 || j < gj0 || i >= gi1 || j >= gj1) continue;
     stack.emplace_back(i, j);
-    ri0 = std::min(ri0, i), ri1 = std::max(ri1, i + 1), rj0 = std::min(rj0, j), rj1 = std::max(rj1, j + 1);
+    lat.get(i >> kShift, j >> kShift).square[local(i, j)] = 1;  // kept even if its corners all miss a thin patch
   }
   if (stack.empty()) return lat;
-  if (hint) {
-    ri0 = std::max(gi0, std::min(ri0, index(hint[0], false))), ri1 = std::min(gi1, std::max(ri1, index(hint[1], true)));
-    rj0 = std::max(gj0, std::min(rj0, index(hint[2], false))), rj1 = std::min(gj1, std::max(rj1, index(hint[3], true)));
-  }
-  std::vector<char> visited;
-  // (Re)allocates the dense arrays over [ni0, ni1) x [nj0, nj1), keeping what is already there.
-  auto layout = [&](long ni0, long ni1, long nj0, long nj1) {
-    Lattice next;
-    next.i0 = ni0, next.j0 = nj0, next.nx = ni1 - ni0, next.ny = nj1 - nj0;
-    const long W = next.nx + 1;
-    next.square.assign(next.nx * next.ny, 0);
-    next.needed.assign(W * (next.ny + 1), 0);
-    next.corner.resize(W * (next.ny + 1));
-    std::vector<char> next_visited(next.nx * next.ny, 0);
-    if (lat.nx > 0) {
-      const long di = lat.i0 - ni0, dj = lat.j0 - nj0, Wo = lat.nx + 1;
-      for (long j = 0; j < lat.ny; ++j)
-        for (long i = 0; i < lat.nx; ++i) {
-          next.square[(j + dj) * next.nx + i + di] = lat.square[j * lat.nx + i];
-          next_visited[(j + dj) * next.nx + i + di] = visited[j * lat.nx + i];
-        }
-      for (long j = 0; j <= lat.ny; ++j)
-        for (long i = 0; i <= lat.nx; ++i)
-          if (lat.needed[j * Wo + i]) {
-            next.needed[(j + dj) * W + i + di] = 1;
-            next.corner[(j + dj) * W + i + di] = lat.corner[j * Wo + i];
-          }
-    }
-    next.s = s;
-    next.candidates = lat.candidates;
-    lat = std::move(next);
-    visited.swap(next_visited);
-  };
-  auto too_large = [](long ni, long nj) { return static_cast<double>(ni) * static_cast<double>(nj) > 4 * kMaxSquares; };
-  if (too_large(ri1 - ri0, rj1 - rj0)) {
-    lat.too_large = true;
-    return lat;
-  }
-  layout(ri0, ri1, rj0, rj1);
-  auto corner = [&](long i, long j) -> const FieldVertex& {  // local indices
-    const long k = j * (lat.nx + 1) + i;
-    FieldVertex& fv = lat.corner[k];
-    if (!lat.needed[k]) {
-      lat.needed[k] = 1;
-      fv.u = (lat.i0 + i) * s, fv.v = (lat.j0 + j) * s;
+  auto corner = [&](long i, long j) -> const FieldVertex& {
+    Block& b = lat.get(i >> kShift, j >> kShift);
+    const int k = local(i, j);
+    FieldVertex& fv = b.corner[k];
+    if (!b.needed[k]) {
+      b.needed[k] = 1;
+      fv.u = i * s, fv.v = j * s;
       fv.c = eval_column(pr, fv.u, fv.v);
       ++columns;
     }
     return fv;
   };
-  for (const auto& [i, j] : stack) lat.square[(j - lat.j0) * lat.nx + i - lat.i0] = 1;  // kept even if its corners all miss a thin patch
   while (!stack.empty()) {
-    const auto [ia, ja] = stack.back();
+    const auto [i, j] = stack.back();
     stack.pop_back();
-    if (ia < lat.i0 || ja < lat.j0 || ia >= lat.i0 + lat.nx || ja >= lat.j0 + lat.ny) {
-      // The fill left the arrays: double them toward it (within the overlap box).
-      const long wi = lat.nx, wj = lat.ny;
-      const long ni0 = ia < lat.i0 ? std::max(gi0, std::min(ia, lat.i0 - wi)) : lat.i0;
-      const long ni1 = ia >= lat.i0 + wi ? std::min(gi1, std::max(ia + 1, lat.i0 + 2 * wi)) : lat.i0 + wi;
-      const long nj0 = ja < lat.j0 ? std::max(gj0, std::min(ja, lat.j0 - wj)) : lat.j0;
-      const long nj1 = ja >= lat.j0 + wj ? std::min(gj1, std::max(ja + 1, lat.j0 + 2 * wj)) : lat.j0 + wj;
-      if (too_large(ni1 - ni0, nj1 - nj0)) {
-        lat.too_large = true;
-        return lat;
-      }
-      layout(ni0, ni1, nj0, nj1);
-    }
-    const long i = ia - lat.i0, j = ja - lat.j0, sq = j * lat.nx + i;
-    if (visited[sq]) continue;
-    visited[sq] = 1;
+    Block& b = lat.get(i >> kShift, j >> kShift);  // (blocks never move: the map holds pointers)
+    const int k = local(i, j);
+    if (b.visited[k]) continue;
+    b.visited[k] = 1;
     bool any = false;
     for (int c = 0; c < 4; ++c) any |= corner(i + (c & 1), j + (c >> 1)).c.in;
-    if (!any && !lat.square[sq]) continue;
-    lat.square[sq] = 1;
-    if (++lat.candidates > kMaxSquares) {
+    if (!any && !b.square[k]) continue;
+    b.square[k] = 1;
+    if (++lat.candidates > kMaxGrown) {
       lat.too_large = true;
       return lat;
     }
     if (!any) continue;
-    if (ia > gi0) stack.emplace_back(ia - 1, ja);
-    if (ia + 1 < gi1) stack.emplace_back(ia + 1, ja);
-    if (ja > gj0) stack.emplace_back(ia, ja - 1);
-    if (ja + 1 < gj1) stack.emplace_back(ia, ja + 1);
+    if (i > gi0) stack.emplace_back(i - 1, j);
+    if (i + 1 < gi1) stack.emplace_back(i + 1, j);
+    if (j > gj0) stack.emplace_back(i, j - 1);
+    if (j + 1 < gj1) stack.emplace_back(i, j + 1);
   }
+  lat.sort();
   return lat;
 }
 
@@ -924,20 +984,20 @@ void for_rows(long rows, long work, const Body& body) {
   });
 }
 
-void evaluate_corners(const Pair& pr, Lattice& lat, std::vector<long>& row_columns) {
-  const long W = lat.nx + 1;
-  row_columns.assign(lat.ny + 1, 0);
-  for_rows(lat.ny + 1, lat.candidates, [&](long j) {
-    for (long i = 0; i < W; ++i) {
-      if (!lat.needed[j * W + i]) continue;
-      FieldVertex& fv = lat.corner[j * W + i];
-      fv.u = (lat.i0 + i) * lat.s, fv.v = (lat.j0 + j) * lat.s;
+// Evaluates every needed corner, block by block (each block writes only its own corners).
+void evaluate_corners(const Pair& pr, Lattice& lat, std::vector<long>& block_columns) {
+  block_columns.assign(lat.blocks.size(), 0);
+  for_rows(static_cast<long>(lat.blocks.size()), lat.candidates, [&](long kb) {
+    Block& b = *lat.blocks[kb];
+    for (int k = 0; k < kB * kB; ++k) {
+      if (!b.needed[k]) continue;
+      FieldVertex& fv = b.corner[k];
+      fv.u = (b.bi * kB + (k & kMask)) * lat.s, fv.v = (b.bj * kB + (k >> kShift)) * lat.s;
       fv.c = eval_column(pr, fv.u, fv.v);
-      ++row_columns[j];
+      ++block_columns[kb];
     }
   });
 }
-
 }  // namespace
 
 void centroid_and_inertia(const RawMoments& m, Vec3& centroid, Mat3& inertia) {
@@ -982,7 +1042,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
   placed_cell_bounds(pr.prims, 0, pr.n_i, lo_i, hi_i);
   placed_cell_bounds(pr.prims, pr.n_i, pr.prims.size(), lo_j, hi_j);
   Vec3 lo = lo_i.cwiseMax(lo_j), hi = hi_i.cwiseMin(hi_j);
-  if (clip && !seeds) {  // (a grown lattice is bounded by the patch itself: the clip is only a hint)
+  if (clip && !seeds) {  // (a grown lattice is bounded by the patch itself: the clip is ignored)
     lo.x() = std::max(lo.x(), clip[0]), hi.x() = std::min(hi.x(), clip[1]);
     lo.y() = std::max(lo.y(), clip[2]), hi.y() = std::min(hi.y(), clip[3]);
   }
@@ -991,61 +1051,74 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
     result.bounded = false;
     return result;
   }
-  std::vector<long> row_columns;
+  std::vector<long> block_columns;
   Lattice lat;
   if (seeds) {
-    lat = grown_lattice(pr, lo, hi, clip, s, *seeds, result.columns);
+    lat = grown_lattice(pr, lo, hi, s, *seeds, result.columns);
   } else {
     lat = build_lattice(pr, lo, hi, s);
-    if (lat.candidates > 0 && !lat.too_large) evaluate_corners(pr, lat, row_columns);
+    if (lat.candidates > 0 && !lat.too_large) evaluate_corners(pr, lat, block_columns);
   }
   result.candidates = lat.candidates;
   result.too_large = lat.too_large;
   if (lat.candidates == 0 || lat.too_large) return result;
-  const long W = lat.nx + 1;
-  auto at = [&](long i, long j) -> const FieldVertex& { return lat.corner[j * W + i]; };
+  const long nb = static_cast<long>(lat.blocks.size());
 
   double ub[4] = {kInf, -kInf, kInf, -kInf};
-  for (size_t k = 0; k < lat.corner.size(); ++k)
-    if (lat.needed[k] && lat.corner[k].c.in) {
-      const FieldVertex& fv = lat.corner[k];
-      ub[0] = std::min(ub[0], fv.u), ub[1] = std::max(ub[1], fv.u);
-      ub[2] = std::min(ub[2], fv.v), ub[3] = std::max(ub[3], fv.v);
-      result.inside.push_back({fv.u, fv.v});
-    }
+  for (const auto& b : lat.blocks)
+    for (int k = 0; k < kB * kB; ++k)
+      if (b->needed[k] && b->corner[k].c.in) {
+        const FieldVertex& fv = b->corner[k];
+        ub[0] = std::min(ub[0], fv.u), ub[1] = std::max(ub[1], fv.u);
+        ub[2] = std::min(ub[2], fv.v), ub[3] = std::max(ub[3], fv.v);
+        result.inside.push_back({fv.u, fv.v});
+      }
   result.u_min = ub[0], result.u_max = ub[1], result.v_min = ub[2], result.v_max = ub[3];
-  std::vector<Accum> rows(lat.ny);
+  // Each block's right, top and top-right neighbours hold the corners of its edge squares.
+  std::vector<std::array<const Block*, 3>> nbr(nb);
+  for (long kb = 0; kb < nb; ++kb) {
+    const Block& b = *lat.blocks[kb];
+    nbr[kb] = {lat.find(b.bi + 1, b.bj), lat.find(b.bi, b.bj + 1), lat.find(b.bi + 1, b.bj + 1)};
+  }
+  std::vector<Accum> rows(nb);
   for (Accum& a : rows) a.hyper_n = hyper_n;
-  std::vector<long> diag_columns(lat.ny, 0);
-  for_rows(lat.ny, lat.candidates, [&](long j) {
-    Accum& acc = rows[j];
-    for (long i = 0; i < lat.nx; ++i) {
-      if (!lat.square[j * lat.nx + i]) continue;
-      const FieldVertex &p00 = at(i, j), &p10 = at(i + 1, j), &p11 = at(i + 1, j + 1), &p01 = at(i, j + 1);
-      if (!(p00.c.in || p10.c.in || p11.c.in || p01.c.in)) continue;
-      for (const FieldVertex* fv : {&p00, &p10, &p11, &p01})
-        if (fv->c.in) acc.max_chord = std::max(acc.max_chord, fv->c.G);
-      integrate_tri(pr, p00, p10, p11, 0, acc, diag_columns[j]);
-      integrate_tri(pr, p00, p11, p01, 0, acc, diag_columns[j]);
-    }
+  std::vector<long> diag_columns(nb, 0);
+  for_rows(nb, lat.candidates, [&](long kb) {
+    Accum& acc = rows[kb];
+    const Block& b = *lat.blocks[kb];
+    auto at = [&](int i, int j) -> const FieldVertex& {
+      const Block* o = i < kB ? (j < kB ? &b : nbr[kb][1]) : (j < kB ? nbr[kb][0] : nbr[kb][2]);
+      return o->corner[(j & kMask) * kB + (i & kMask)];
+    };
+    for (int j = 0; j < kB; ++j)
+      for (int i = 0; i < kB; ++i) {
+        if (!b.square[j * kB + i]) continue;
+        const FieldVertex &p00 = at(i, j), &p10 = at(i + 1, j), &p11 = at(i + 1, j + 1), &p01 = at(i, j + 1);
+        if (!(p00.c.in || p10.c.in || p11.c.in || p01.c.in)) continue;
+        for (const FieldVertex* fv : {&p00, &p10, &p11, &p01})
+          if (fv->c.in) acc.max_chord = std::max(acc.max_chord, fv->c.G);
+        integrate_tri(pr, p00, p10, p11, 0, acc, diag_columns[kb]);
+        integrate_tri(pr, p00, p11, p01, 0, acc, diag_columns[kb]);
+      }
   });
   // Ordered reduction: bitwise identical for any number of threads.
   Accum tot;
-  for (long j = 0; j < lat.ny; ++j) {
-    const Accum& a = rows[j];
+  for (long k = 0; k < nb; ++k) {
+    const Accum& a = rows[k];
     tot.g += a.g, tot.gu += a.gu, tot.gv += a.gv, tot.gm += a.gm, tot.guu += a.guu, tot.gvv += a.gvv;
-    tot.guv += a.guv, tot.gum += a.gum, tot.gvm += a.gvm, tot.gq += a.gq, tot.area += a.area;
+    tot.guv += a.guv, tot.gum += a.gum, tot.gvm += a.gvm, tot.gq += a.gq, tot.area += a.area, tot.rim += a.rim;
     tot.max_chord = std::max(tot.max_chord, a.max_chord);
     tot.h += a.h, tot.hu += a.hu, tot.hv += a.hv, tot.hm += a.hm;
-    result.columns += diag_columns[j];
+    result.columns += diag_columns[k];
   }
-  for (long c : row_columns) result.columns += c;
+  for (long c : block_columns) result.columns += c;
   RawMoments& m = result.moments;
   m.m0 = tot.g;
   m.m1 = Vec3(tot.gu, tot.gv, tot.gm);
   m.m2 << tot.guu, tot.guv, tot.gum, tot.guv, tot.gvv, tot.gvm, tot.gum, tot.gvm, tot.gq;
   if (hyper_n != 1) m.h0 = tot.h, m.h1 = Vec3(tot.hu, tot.hv, tot.hm);
   result.area = tot.area;
+  result.rim = tot.rim;
   result.max_chord = tot.max_chord;
   return result;
 }
@@ -1062,11 +1135,14 @@ std::vector<ColumnSample> column_samples(const CellPrimitives& cell_i, const Pos
   if ((lo.array() >= hi.array()).any() || !lo.allFinite() || !hi.allFinite()) return out;
   Lattice lat = build_lattice(pr, lo, hi, s);
   if (lat.candidates == 0 || lat.too_large) return out;
-  std::vector<long> row_columns;
-  evaluate_corners(pr, lat, row_columns);
-  for (size_t k = 0; k < lat.corner.size(); ++k)
-    if (lat.needed[k] && lat.corner[k].c.in)
-      out.push_back({lat.corner[k].u, lat.corner[k].v, lat.corner[k].c.lo, lat.corner[k].c.hi, lat.corner[k].c.G});
+  std::vector<long> block_columns;
+  evaluate_corners(pr, lat, block_columns);
+  for (const auto& b : lat.blocks)
+    for (int k = 0; k < kB * kB; ++k)
+      if (b->needed[k] && b->corner[k].c.in) {
+        const FieldVertex& fv = b->corner[k];
+        out.push_back({fv.u, fv.v, fv.c.lo, fv.c.hi, fv.c.G});
+      }
   return out;
 }
 

@@ -13,7 +13,8 @@
 //    polygon follows the true rim, including vertical walls such as box faces);
 //  - the column quantities are interpolated linearly over the clipped polygons and integrated exactly.
 // The result is continuous and piecewise smooth in the poses (no staircase), and the cost grows
-// with the patch area over s² plus the rim length over s. See docs/geometry.md.
+// with the patch area over s² plus the rim length over s. The torus's intervals are closed form too
+// (a quartic whose critical points come from a cubic); meshes are sphere-traced. See docs/geometry.md.
 #pragma once
 #include <array>
 #include <memory>
@@ -71,10 +72,11 @@ struct ColumnResult {
   bool bounded = true;      // false when the overlap box is unbounded (two infinite cells)
   RawMoments moments;       // in the query frame
   double area = 0;          // projected area of the patch (∫ [column non-empty] dA)
+  double rim = 0;           // length of the patch's outline in projection (the clipped polygons' rim edges)
   double max_chord = 0;     // longest column chord (a depth measure along the column axis)
   long columns = 0;         // columns evaluated (cost diagnostics)
   long candidates = 0;      // lattice squares the octree could not rule out
-  bool too_large = false;   // the lattice would exceed 2^20 squares: nothing computed
+  bool too_large = false;   // the lattice would exceed 2^20 squares (2^22 grown from seeds): nothing computed
   double u_min = 0, u_max = 0, v_min = 0, v_max = 0;  // bounds of the non-empty lattice columns
   std::vector<std::array<double, 2>> inside;           // (u, v) of every non-empty lattice column
 };
@@ -84,9 +86,9 @@ struct ColumnResult {
 // the whole patch (from a coarser pass), which saves the octree from thin-lens rings.
 // seeds (optional): non-empty columns (u, v) found by a coarser pass. The lattice is then grown from
 // them square by square (flood fill over squares with a non-empty corner, plus one ring) instead of
-// culled by the octree, so the cost is the patch's squares, not its bounding box's. The fill is
-// bounded by the overlap box only; clip then just sizes its first arrays. Every connected part of
-// the patch must hold a seed.
+// culled by the octree, and stored in sparse blocks, so the cost and memory are the patch's squares,
+// not its bounding box's (a thin ring). The fill is bounded by the overlap box only; clip is then
+// ignored. Every connected part of the patch must hold a seed.
 // hyper_n: when != 1, also accumulates the hypervolume moments h0, h1 with exponent hyper_n (> 0): over each
 // clipped lattice triangle, L interpolated linearly like the other column quantities and ∫ L^n dA integrated
 // exactly for that linear L (so the rim, where L -> 0 and L^n has an infinite slope for n < 1, costs no accuracy).

@@ -29,6 +29,17 @@ Quat axis_rotation(const Vec3& n) {
   return Quat::FromTwoVectors(-Vec3::UnitZ(), n) * Quat(0, 1, 0, 0);  // 180° about x maps z to -z
 }
 
+// The length the lattice resolves: sqrt(A) for a compact patch, the width for a thin one (docs/geometry.md).
+// w = 2A/P (A the area, P the rim length, both measured on a lattice) is the radius of a disc and the width of a
+// band. With x = w/√A: ℓ = √A f(x), f(x) = min(1, c x + (1 − c x0)(x/x0)²): 1 for patches as compact as the
+// equilateral triangle (x0 = 0.44; the disc is 0.564, the square 0.5), c w for thin bands (x → 0), continuous and
+// increasing in between. area: the area the area rule uses (the coarse pass's); A, P: the fine pass's.
+constexpr double kWidth = 1.3;  // lattice squares per band width: N / 1.3 (docs/geometry.md lists the measured errors)
+double patch_length(double area, double A, double P, double c) {
+  const double root = std::sqrt(area), x = 2 * A / P / root, x0 = 0.44;
+  return root * std::min(1.0, c * x + (1 - c * x0) * (x / x0) * (x / x0));
+}
+
 struct Pass {
   ColumnResult r;
   Pose frame;
@@ -84,6 +95,18 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   for (auto& sd : seeds) sd[0] -= c1.x(), sd[1] -= c1.y();
   out.r = column_moments(a, pa, b, pb, out.frame, s2, clip, &seeds, opt.hyper_exponent);
   columns += out.r.columns;
+  if (out.r.moments.m0 > 0 && out.r.rim > 0) {
+    // A thin patch (a ring, a band) is narrower than √A: refine once to the spacing from its measured width,
+    // grown from the columns just found (the fine pass resolves a band the coarse pass may only have grazed).
+    const double sw = patch_length(r1.area, out.r.area, out.r.rim, kWidth) / (across / std::sqrt(tol));
+    if (sw < s2) {
+      s2 = sw;
+      seeds = out.r.inside;
+      out.r = column_moments(a, pa, b, pb, out.frame, s2, clip, &seeds, opt.hyper_exponent);
+      columns += out.r.columns;
+    }
+  }
+  out.spacing = s2;
   if (richardson && out.r.moments.m0 > 0) {
     // The lattice interpolation error is a clean O(s²) bias (docs/geometry.md): extrapolate with
     // the same lattice at 2s, M = (4 M_s − M_2s) / 3.

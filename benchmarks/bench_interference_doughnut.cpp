@@ -1,0 +1,86 @@
+// Time per interference query and V error for Sandia's doughnut on a cone (torus R = 0.05 m, tube r = 0.015 m on a
+// 10° cone, scenarios/validation/sandia_doughnut_cone.yaml) at its closed-form rest pose: a thin ring-shaped patch
+// (an annulus ~0.2 mm wide at radius 35 mm seen along the axis), the case that sizes the lattice from the patch's
+// width rather than its area (docs/geometry.md). V exact by Pappus (tests/validation_sandia_doughnut_test.cpp).
+// Release build; not a test (timings depend on the machine). Optional argument: the tilt of the torus (rad) about x.
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include "geometry/interference.h"
+
+using namespace vcsim;
+using namespace vcsim::geo;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kR = 0.05, kr = 0.015, kA = 10 * kPi / 180, kApex = 0.3;
+
+double ring_volume(double d) {  // Pappus: the circular segment of the tube beyond the cone line, revolved
+  const double alpha = std::acos((kr - d) / kr);
+  const double area = kr * kr * alpha - (kr - d) * kr * std::sin(alpha);
+  const double xbar = 4 * kr * std::pow(std::sin(alpha), 3) / (3 * (2 * alpha - std::sin(2 * alpha)));
+  return 2 * kPi * (kR - std::cos(kA) * xbar) * area;
+}
+double centre_height(double d) { return kApex - (kR * std::cos(kA) - kr + d) / std::sin(kA); }
+
+Cell one_cell(const Primitive& p) {
+  CsgNode n;
+  n.primitive = p;
+  n.where.key_path = "bench";
+  return make_body_geometry(n, "").cells.at(0);
+}
+
+double median_us(const std::function<void()>& f) {
+  std::vector<double> t;
+  const auto start = std::chrono::steady_clock::now();
+  while (t.size() < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 0.3) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6);
+    if (t.size() > 2001) break;
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double tilt = argc > 1 ? std::atof(argv[1]) : 0.0;
+  Primitive torus, cone;
+  torus.kind = PrimitiveKind::Torus;
+  torus.major_radius = kR, torus.minor_radius = kr;
+  cone.kind = PrimitiveKind::Cone;
+  cone.radius = 0.3 * std::tan(kA), cone.radius_top = 0, cone.length = 0.3;
+  const Cell tc = one_cell(torus), cc = one_cell(cone);
+  // The scenario's rest depth, a shallower and a deeper one.
+  std::printf("| depth d (µm) | tolerance | spacing (m) | columns | V rel. error | 1 thread (ms) |\n|---|---|---|---|---|---|\n");
+  double lo = 0, hi = kr;  // rest depth: k_v V(d) = m g, k_v = 1e9 N/m³, m = 0.222066 kg
+  for (int i = 0; i < 200; ++i) ((1e9 * ring_volume(0.5 * (lo + hi)) < 0.22206609902451058 * 9.8) ? lo : hi) = 0.5 * (lo + hi);
+  for (double d : {0.5 * (lo + hi), 3e-6, 100e-6}) {
+    const Pose pt{Vec3(0, 0, centre_height(d)), Quat(Eigen::AngleAxisd(tilt, Vec3::UnitX()))};
+    const Pose pc{Vec3(0, 0, 0.15), Quat::Identity()};
+    const double V = ring_volume(d);
+    for (double tol : {1e-2, 3e-3, 1e-3, 3e-4, 1e-4}) {
+      QueryOptions o;
+      o.tolerance = tol;
+      const Interference x = interference(tc, pt, cc, pc, o);
+      double t;
+      {
+        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, 1);
+        t = median_us([&] { interference(tc, pt, cc, pc, o); });
+      }
+      std::printf("| %.2f | %.0e | %.3e | %ld | %+.2e | %.2f |\n", d * 1e6, tol, x.spacing, x.columns,
+                  tilt == 0 ? x.volume / V - 1 : x.volume, t * 1e-3);
+    }
+  }
+  return 0;
+}
