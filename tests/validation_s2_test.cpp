@@ -192,9 +192,10 @@ TEST_CASE("Xie-Chakraborty S2: cylinder rolling and spinning with line contact (
 # L = -(I_axis/r + m r) v w_z/(m g) = -0.1429 w_z. The model differs from that in two ways, both checked here:
 #  * F_a lags m v w_z: while the contact spins it slides, and Gonthier's combined-slip law (4.211-4.236) makes the
 #    axial friction mu f_n v_a/sqrt(v_a^2 + r_gyr^2 w_z^2), proportional to the axial slip v_a (the Contensou
-#    coupling). The path then follows dv_a/dt = F_a/m - v w_z: a lag that does not vanish at w_z = 0 because
-#    I_t/(m r_gyr^2) = 1.12 < 2 (with Xie's e_r = 1 m it is 2.33 and F_a -> 0 with w_z). Just before each kick
-#    F_a is still ~1 N, so L ~ -r F_a/(m g) = -10 mm there, not 0.
+#    coupling). The path then follows dv_a/dt = F_a/m - v w_z: a lag. With w_z = alpha s (s = time to the
+#    crossing), F_a = -m k v_a/s, k = I_t/(m r_gyr^2) = 1.12, and v_a = v alpha s^2/(2 - k) + C s^k, so near the
+#    crossing F_a ~ s^(k-1) = s^0.12 hardly decays (with Xie's e_r = 1 m, k = 2.33 and F_a ~ s -> 0). Just before
+#    each kick F_a is still ~1 N, so L ~ -r F_a/(m g) = -10 mm there, not 0.
 #  * the pitch mode (166 rad/s, undamped at e_eff = 1) adds I_t dw_p/dt, up to ~5 mm of L.
 # (a) F_a against the reduced model: the two equations above with I_t dw_z/dt = -mu m g r_gyr^2 w_z/v_avg (the
 #     spin branch of the same law), integrated here from the closed-form parameters to its periodic cycle, F_a as a
