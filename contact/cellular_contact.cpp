@@ -62,7 +62,7 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
   }, tbb::simple_partitioner());
   // Fixed-order sums. The wrench of every pair is moved to a common point P (the volume-weighted
   // centroid): couple += (p_c,k − P) × F_k, which keeps the total wrench exact.
-  double vol = 0, fn = 0, power = 0;
+  double vol = 0, fn = 0, power = 0, held = 0;
   int active = 0;
   Vec3 P = Vec3::Zero(), F = Vec3::Zero(), Ft = Vec3::Zero(), C = Vec3::Zero();
   for (int k = 0; k < np; ++k) {
@@ -79,12 +79,14 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
     fn += ev[k].normal_force;
     C += (ev[k].centroid - P).cross(ev[k].force) + ev[k].couple;
     power += ev[k].elastic_power;
+    held += ev[k].bristle_energy;
   }
   r.in_contact = active > 0;
   r.force = F;
   r.point = P;
   r.couple = C;
   r.elastic_power = power;
+  r.bristle_energy = held;
   r.channels = {double(active), vol, P.x(), P.y(), P.z(), fn, Ft.x(), Ft.y(), Ft.z()};
   for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].volume);
   for (int k = 0; k < np; ++k)

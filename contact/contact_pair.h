@@ -30,6 +30,7 @@ struct ContactResult {
   Vec3 point = Vec3::Zero();        // where force acts (world), e.g. the interference centroid
   Vec3 couple = Vec3::Zero();       // pure moment on body i (rolling, spinning), world frame
   double elastic_power = 0;         // power of the stiffness part into the contact (for energy bookkeeping)
+  double bristle_energy = 0;        // J held by the friction bristles, outside the bookkeeping (friction.h)
   std::vector<double> channels;     // flat values for channels(), in order
 };
 

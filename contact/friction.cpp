@@ -120,4 +120,8 @@ void keep_bristle_tangential(double* z, const Vec3& n) {
   z[2] = v.z();
 }
 
+double bristle_energy(const FrictionParams& p, double f_n, const Vec3& z, double r_gyr, double theta) {
+  return 0.5 * p.sigma0 * f_n * (z.squaredNorm() + p.spin_scale * r_gyr * r_gyr * theta * theta);
+}
+
 }  // namespace vcsim::contact

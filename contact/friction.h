@@ -75,4 +75,9 @@ Vec3 rolling_resistance(double k_v, double a, const Mat3& J, const Vec3& w_t);
 // (a ball rolling over a table edge): the normal part is dropped (point model P8, volumetric §12-B5).
 void keep_bristle_tangential(double* z, const Vec3& n);
 
+// Energy held by the bristle springs, which the energy bookkeeping leaves out (their stiffness σ0 f_n follows
+// the load, so they are no potential; docs/conventions.md, "Energy tolerance"): ½ σ0 f_n |z|², plus the torsion
+// ½ spin_scale σ0 r_gyr² f_n θ² of the volumetric model (its spin torque is spin_scale r_gyr² f_n σ0 θ, eq 4.243).
+double bristle_energy(const FrictionParams& p, double f_n, const Vec3& z, double r_gyr = 0, double theta = 0);
+
 }  // namespace vcsim::contact

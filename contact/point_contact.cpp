@@ -122,6 +122,7 @@ void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinemati
   r.point = g.point;
   r.couple = Vec3::Zero();  // no contact couple in the point model (§3.2, P15)
   r.elastic_power = -law.f_el * v_n;  // power of the stiffness part into the contact spring
+  r.bristle_energy = bristle_energy(p_.friction, law.f_n, z - n * n.dot(z));
   r.channels = {g.x, n.x(), n.y(), n.z(), law.f_n, law.fr.force.x(), law.fr.force.y(), law.fr.force.z(),
                 z.x(), z.y(), z.z(), s[3], law.fr.s, law.fr.s > 0.5 ? 1.0 : 0.0, s[4],
                 m_.in_contact ? m_.v_in : 0.0, v_t.x(), v_t.y(), v_t.z()};

@@ -93,7 +93,7 @@ void PointVerticesContact::evaluate(double, const BodyKinematics& bi, const Body
   Vec3 force = Vec3::Zero(), friction = Vec3::Zero(), nf = Vec3::Zero(), weighted = Vec3::Zero(),
        moment_c = Vec3::Zero();  // moment about body i's centre of mass c, re-expressed about the point below
   const Vec3 c = bi.pose.position;
-  double fn_sum = 0, x_min = std::numeric_limits<double>::infinity(), elastic_power = 0;
+  double fn_sum = 0, x_min = std::numeric_limits<double>::infinity(), elastic_power = 0, held = 0;
   std::vector<Vec3> inside;
   Vec3 first_n = Vec3::UnitZ();
   for (size_t k = 0; k < vertices_.size(); ++k) {
@@ -114,6 +114,7 @@ void PointVerticesContact::evaluate(double, const BodyKinematics& bi, const Body
     weighted += law.f_n * t.point;
     moment_c += (t.point - c).cross(f);
     elastic_power += -law.f_el * t.n.dot(t.v_r);
+    held += bristle_energy(p_.friction, law.f_n, law.z - t.n * t.n.dot(law.z));
   }
   // Point of action: the normal-force-weighted mean of the contacting vertices; the rest of the summed moment is a
   // couple about it, so the engine's (point − com) × F + couple equals Σ (p_k − com) × f_k exactly.
@@ -132,6 +133,7 @@ void PointVerticesContact::evaluate(double, const BodyKinematics& bi, const Body
   r.point = point;
   r.couple = couple;
   r.elastic_power = elastic_power;
+  r.bristle_energy = held;
   r.channels = {std::isfinite(x_min) ? x_min : 0.0, n.x(), n.y(), n.z(), fn_sum, friction.x(), friction.y(),
                 friction.z(), static_cast<double>(inside.size()), static_cast<double>(vertices_.size())};
   ContactDiagnostics d;

@@ -103,6 +103,7 @@ VolumetricEvaluation evaluate_volumetric(const ModelParams& p, const geo::Interf
   e.force = e.normal_force * n + e.friction_force;
   e.couple = e.rolling_torque + e.spin_torque * n;
   e.elastic_power = -e.elastic_force * e.v_cn;
+  e.bristle_energy = bristle_energy(p.friction, e.normal_force, z_t, e.r_gyr, s[3]);
   return e;
 }
 
@@ -179,6 +180,7 @@ void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKin
   r.point = e.in_contact ? e.centroid : bi.pose.position;
   r.couple = e.couple;
   r.elastic_power = e.elastic_power;
+  r.bristle_energy = e.bristle_energy;
   r.channels = {e.volume, e.centroid.x(), e.centroid.y(), e.centroid.z(),
                 e.normal.x(), e.normal.y(), e.normal.z(), e.r_gyr, e.normal_force, e.friction_force.x(),
                 e.friction_force.y(), e.friction_force.z(), e.spin_torque, e.rolling_torque.x(),

@@ -27,6 +27,7 @@ struct VolumetricEvaluation {
   double s = 0, c_v = 0, c_w = 0;
   Vec3 force = Vec3::Zero(), couple = Vec3::Zero();  // total on body i at the centroid
   double elastic_power = 0;
+  double bristle_energy = 0;  // held by the bristles (friction.h)
 };
 
 // States per cell pair: bristle z (3), torsion θ_n (1), dwell s_dw (1), relaxation V_ro (1).

@@ -247,6 +247,9 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   VecX scratch(world.state_size());
   auto write_sample = [&](double t, const Energies& e) {
     world.derivative(t, x, scratch, &results);
+    double held = 0;
+    for (const auto& r : results) held += r.bristle_energy;
+    summary.max_bristle_energy = std::max(summary.max_bristle_energy, held);
     writer.append(make_sample(t, world, x, e, results, script));
     ++summary.samples;
   };
@@ -352,6 +355,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   writer.set_text_attribute("status", summary.status);
   writer.set_number_attribute("wall_time_s", summary.wall_time);
   writer.set_number_attribute("max_energy_increase_J", summary.max_energy_increase);
+  writer.set_number_attribute("max_bristle_energy_J", summary.max_bristle_energy);
   writer.set_number_attribute("steps", static_cast<double>(summary.steps));
   writer.set_number_attribute("rhs_evaluations", static_cast<double>(summary.rhs_evaluations));
   writer.set_number_attribute("interference_queries", static_cast<double>(summary.interference_queries));

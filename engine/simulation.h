@@ -30,6 +30,7 @@ struct RunSummary {
   long interference_queries = 0;  // narrow-phase geometry queries during the run
   Energies initial_energy, final_energy;
   double max_energy_increase = 0;  // J, largest rise of the total energy above its running minimum
+  double max_bristle_energy = 0;   // J, the most the friction bristles held at an output sample (not in the total)
   bool passive = true;
   std::string failure_message;
   int vdb_files = 0;  // written by --dump-vdb
