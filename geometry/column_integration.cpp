@@ -821,13 +821,16 @@ struct Lattice {
     const auto it = index.find(key(bi, bj));
     return it == index.end() ? nullptr : it->second;
   }
+  Block* last = nullptr;  // the last block get() returned: the flood fill asks for the same one ~5 times a square
   Block& get(long bi, long bj) {
+    if (last && last->bi == bi && last->bj == bj) return *last;
     Block*& b = index[key(bi, bj)];
     if (!b) {
       blocks.push_back(std::make_unique<Block>());
       b = blocks.back().get();
       b->bi = bi, b->bj = bj;
     }
+    last = b;
     return *b;
   }
   // Row-major block order: a fixed summation order, whatever order the blocks were made in.
