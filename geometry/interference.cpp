@@ -34,7 +34,7 @@ Quat axis_rotation(const Vec3& n) {
 // band. With x = w/√A: ℓ = √A f(x), f(x) = min(1, c x + (1 − c x0)(x/x0)²): 1 for patches as compact as the
 // equilateral triangle (x0 = 0.44; the disc is 0.564, the square 0.5), c w for thin bands (x → 0), continuous and
 // increasing in between. area: the area the area rule uses (the coarse pass's); A, P: the fine pass's.
-constexpr double kWidth = 1.1;  // lattice squares per band width: N / 1.1 (docs/geometry.md lists the measured errors)
+constexpr double kWidth = 1.0;  // lattice squares per band width: N (docs/geometry.md lists the measured errors)
 double patch_length(double area, double A, double P, double c) {
   const double root = std::sqrt(area), x = 2 * A / P / root, x0 = 0.44;
   return root * std::min(1.0, c * x + (1 - c * x0) * (x / x0) * (x / x0));
