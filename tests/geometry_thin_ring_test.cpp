@@ -80,7 +80,7 @@ TEST_CASE("Column engine: a thin ring (torus on a cone) within its tolerance", "
   }
   SECTION("invariant under a rigid motion: 100 m away and turned about the ring's axis") {
     // (About the axis only: under a general rotation the column axis, seeded from the gradients at the overlap
-    // box's centre, comes out nearly in the ring's plane, and V is then 1.7 % low at tol 3e-3: docs/geometry.md,
+    // box's centre, comes out nearly in the ring's plane, and V was then 1.7 % low at tol 3e-3 (c = 1.3): docs/geometry.md,
     // "Known column engine defects", normal seed.)
     const Pose move{Vec3(100, -37, 52), Quat(Eigen::AngleAxisd(0.7, Vec3::UnitZ()))};
     const Interference m = interference(torus, move.compose(pt), cone, move.compose(pc), o);
