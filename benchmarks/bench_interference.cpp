@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "benchmarks/bench_support.h"
 #include "geometry/interference.h"
 
 using namespace vcsim;
@@ -17,12 +18,7 @@ using namespace vcsim::geo;
 
 namespace {
 
-Cell one_cell(const Primitive& p) {
-  CsgNode n;
-  n.primitive = p;
-  n.where.key_path = "bench";
-  return make_body_geometry(n, "").cells.at(0);
-}
+using bench::one_cell;
 
 struct Case {
   const char* name;
@@ -31,19 +27,6 @@ struct Case {
   double V_exact;
 };
 
-double median_us(const std::function<void()>& f) {
-  std::vector<double> t;
-  // At least 7 runs and 0.2 s per configuration.
-  const auto start = std::chrono::steady_clock::now();
-  while (t.size() < 7 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 0.2) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6);
-    if (t.size() > 2001) break;
-  }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2];
-}
 
 }  // namespace
 
@@ -102,7 +85,7 @@ int main() {
       double t[2];
       for (int threads : {1, 2}) {
         tbb::global_control gc(tbb::global_control::max_allowed_parallelism, threads);
-        t[threads - 1] = median_us([&] { interference(c.ci, c.pi, c.cj, c.pj, exact); });
+        t[threads - 1] = bench::median_us([&] { interference(c.ci, c.pi, c.cj, c.pj, exact); });
       }
       std::printf("| %s | closed form | - | - | 0 | %.2e | %.2f | %.2f |\n", c.name, std::abs(xe.volume / c.V_exact - 1),
                   t[0], t[1]);
@@ -117,7 +100,7 @@ int main() {
       double t[2];
       for (int threads : {1, 2}) {
         tbb::global_control gc(tbb::global_control::max_allowed_parallelism, threads);
-        t[threads - 1] = median_us([&] { interference(c.ci, c.pi, c.cj, c.pj, o); });
+        t[threads - 1] = bench::median_us([&] { interference(c.ci, c.pi, c.cj, c.pj, o); });
       }
       std::printf("| %s | column | %.0e | %.3e | %ld | %.2e | %.1f | %.1f |\n", c.name, tol, x.spacing, x.columns,
                   std::abs(x.volume / c.V_exact - 1), t[0], t[1]);

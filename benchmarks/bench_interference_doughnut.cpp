@@ -13,6 +13,8 @@
 #include <functional>
 #include <vector>
 
+#include "benchmarks/bench_support.h"
+#include "tests/doughnut_closed_form.h"
 #include "geometry/interference.h"
 
 using namespace vcsim;
@@ -20,36 +22,12 @@ using namespace vcsim::geo;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-constexpr double kR = 0.05, kr = 0.015, kA = 10 * kPi / 180, kApex = 0.3;
+using namespace doughnut;
+constexpr double kA = kHalfAngle;
 
-double ring_volume(double d) {  // Pappus: the circular segment of the tube beyond the cone line, revolved
-  const double alpha = std::acos((kr - d) / kr);
-  const double area = kr * kr * alpha - (kr - d) * kr * std::sin(alpha);
-  const double xbar = 4 * kr * std::pow(std::sin(alpha), 3) / (3 * (2 * alpha - std::sin(2 * alpha)));
-  return 2 * kPi * (kR - std::cos(kA) * xbar) * area;
-}
-double centre_height(double d) { return kApex - (kR * std::cos(kA) - kr + d) / std::sin(kA); }
 
-Cell one_cell(const Primitive& p) {
-  CsgNode n;
-  n.primitive = p;
-  n.where.key_path = "bench";
-  return make_body_geometry(n, "").cells.at(0);
-}
+using bench::one_cell;
 
-double median_us(const std::function<void()>& f) {
-  std::vector<double> t;
-  const auto start = std::chrono::steady_clock::now();
-  while (t.size() < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 0.3) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6);
-    if (t.size() > 2001) break;
-  }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2];
-}
 
 }  // namespace
 
@@ -76,7 +54,7 @@ int main(int argc, char** argv) {
       double t;
       {
         tbb::global_control gc(tbb::global_control::max_allowed_parallelism, 1);
-        t = median_us([&] { interference(tc, pt, cc, pc, o); });
+        t = bench::median_us([&] { interference(tc, pt, cc, pc, o); }, 3, 0.3);
       }
       std::printf("| %.2f | %.0e | %.3e | %ld | %+.2e | %.2f |\n", d * 1e6, tol, x.spacing, x.columns,
                   tilt == 0 ? x.volume / V - 1 : x.volume, t * 1e-3);

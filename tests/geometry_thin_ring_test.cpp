@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "geometry/interference.h"
+#include "tests/doughnut_closed_form.h"
 #include "tests/geometry_support.h"
 
 using namespace vcsim;
@@ -20,16 +21,9 @@ using namespace geometry_support;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-constexpr double kR = 0.05, kr = 0.015, kA = 10 * kPi / 180, kApex = 0.3;
+using namespace doughnut;
+constexpr double kA = kHalfAngle;
 
-double ring_volume(double d) {
-  const double alpha = std::acos((kr - d) / kr);
-  const double area = kr * kr * alpha - (kr - d) * kr * std::sin(alpha);
-  const double xbar = 4 * kr * std::pow(std::sin(alpha), 3) / (3 * (2 * alpha - std::sin(2 * alpha)));
-  return 2 * kPi * (kR - std::cos(kA) * xbar) * area;
-}
-double centre_height(double d) { return kApex - (kR * std::cos(kA) - kr + d) / std::sin(kA); }
 
 Cell torus_cell() {
   Primitive t;

@@ -30,6 +30,7 @@
 #include "engine/world.h"
 
 #include "tests/cli_support.h"
+#include "tests/doughnut_closed_form.h"
 #include "tests/validation_support.h"
 
 using namespace vcsim;
@@ -37,23 +38,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 using validation::kValidation;
-// The scenario's numbers (sandia_doughnut_cone.yaml).
-constexpr double kR = 0.05, kr = 0.015, kHalfAngle = 10 * kPi / 180, kApex = 0.3;
+using namespace doughnut;  // the scenario's numbers and the Pappus closed form
 constexpr double kMass = 0.22206609902451058, kG = 9.8;
 
 using validation::num;
 using validation::report;
 
-// Interference volume of the torus and the cone when the tube disk reaches d past the cone line (Pappus, above).
-double ring_volume(double d) {
-  const double alpha = std::acos((kr - d) / kr);
-  const double area = kr * kr * alpha - (kr - d) * kr * std::sin(alpha);
-  const double centroid = 4 * kr * std::pow(std::sin(alpha), 3) / (3 * (2 * alpha - std::sin(2 * alpha)));
-  return 2 * kPi * (kR - std::cos(kHalfAngle) * centroid) * area;
-}
-double centre_height(double d) { return kApex - (kR * std::cos(kHalfAngle) - kr + d) / std::sin(kHalfAngle); }
 
 // Rest depth of the volumetric model: k_v V(d) = m g (bisection; V increases with d).
 double volumetric_rest_depth(double k_v) {
