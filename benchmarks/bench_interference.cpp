@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "benchmarks/bench_support.h"
+#include "tests/geometry_support.h"
 #include "geometry/interference.h"
 
 using namespace vcsim;
@@ -44,23 +45,7 @@ int main() {
   const Cell table_box_c = one_cell(table_box);
   auto cap = [](double R, double h) { return M_PI * h * h * (3 * R - h) / 3; };
   // ball_in_cylinder's grooved block: box ∩ complement of a 1 m cylinder along Y, groove bottom at z = 0.
-  CsgNode groove;
-  groove.op = CsgNode::Op::Intersection;
-  groove.where.key_path = "bench";
-  {
-    CsgNode b, hole, cyl;
-    b.primitive.kind = PrimitiveKind::Box;
-    b.primitive.size = Vec3(2.4, 8.0, 1.0);
-    b.primitive.pose.position = Vec3(0, 0, 0.3);
-    cyl.primitive.kind = PrimitiveKind::InfiniteCylinder;
-    cyl.primitive.radius = 1.0;
-    cyl.primitive.pose = Pose{Vec3(0, 0, 1.0), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()))};
-    hole.op = CsgNode::Op::Complement;
-    hole.children.push_back(cyl);
-    for (CsgNode* c : {&b, &hole, &hole.children[0]}) c->where.key_path = "bench.child";
-    groove.children = {b, hole};
-  }
-  const Cell groove_c = make_body_geometry(groove, "").cells.at(0);
+  const Cell groove_c = geometry_support::groove_cell();
   const std::vector<Case> cases{
       {"sphere R=0.1 m, h=2.5 mm", ball_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.1 - 2.5e-3), Quat::Identity()}, Pose{},
        cap(0.1, 2.5e-3)},

@@ -23,7 +23,7 @@ geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, con
   const geo::Aabb a = geo::world_bounds(ci, bi.pose), b = geo::world_bounds(cj, bj.pose);
   if (a.empty() || b.empty() || (a.max.array() < b.min.array()).any() || (b.max.array() < a.min.array()).any())
     return geo::Interference{};
-  return volumetric_query(ci, bi.pose, cj, bj.pose, options_);
+  return geo::interference(ci, bi.pose, cj, bj.pose, options_);
 }
 
 std::vector<Channel> CellularContact::channels() const {

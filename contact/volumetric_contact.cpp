@@ -6,7 +6,6 @@
 #include "contact/contact_normal.h"
 #include "contact/friction.h"
 #include "contact/normal_force.h"
-#include "geometry/support_plane.h"
 
 namespace vcsim::contact {
 namespace {
@@ -129,19 +128,12 @@ void accept_volumetric(const ModelParams& p, const geo::Interference& q, const B
   keep_bristle_tangential(s, n);  // §12-B5
 }
 
-geo::Interference volumetric_query(const geo::Cell& ci, const Pose& pi, const geo::Cell& cj, const Pose& pj,
-                                   const geo::QueryOptions& options) {
-  geo::Interference q = geo::interference(ci, pi, cj, pj, options);
-  if (q.overlap) q.plane_normal = geo::support_plane_normal(ci, pi, cj, pj);
-  return q;
-}
-
 VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j,
                                      geo::QueryOptions options)
     : p_(params), cell_i_(std::move(cell_i)), cell_j_(std::move(cell_j)), options_(options) {}
 
 geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyKinematics& bj) const {
-  return volumetric_query(cell_i_, bi.pose, cell_j_, bj.pose, options_);
+  return geo::interference(cell_i_, bi.pose, cell_j_, bj.pose, options_);
 }
 
 std::vector<Channel> VolumetricContact::channels() const {

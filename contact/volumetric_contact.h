@@ -33,10 +33,6 @@ struct VolumetricEvaluation {
 // States per cell pair: bristle z (3), torsion θ_n (1), dwell s_dw (1), relaxation V_ro (1).
 constexpr int kVolumetricStates = 6;
 
-// The interference of two cells (geo::interference) with its plane_normal set (geo::support_plane_normal).
-geo::Interference volumetric_query(const geo::Cell& ci, const Pose& pi, const geo::Cell& cj, const Pose& pj,
-                                   const geo::QueryOptions& options);
-
 // The normal of the pair: the plane's normal when one side is a half-space, else the J_v eigenvector
 // closest to the seed (eq A.31 seed, eigenvector choice). docs/contact-models.md, "Contact normal".
 Vec3 volumetric_normal(const geo::Interference& q, const BodyKinematics& bi, const BodyKinematics& bj,

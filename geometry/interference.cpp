@@ -13,6 +13,7 @@
 #include "geometry/cell_impl.h"
 #include "geometry/exact_interference.h"
 #include "geometry/geometry_error.h"
+#include "geometry/support_plane.h"
 
 namespace vcsim::geo {
 namespace {
@@ -294,8 +295,10 @@ bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimit
 
 }  // namespace
 
-Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
-                          const QueryOptions& options) {
+namespace {
+
+Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
+                                  const QueryOptions& options) {
   const Aabb bi = world_bounds(cell_i, pose_i), bj = world_bounds(cell_j, pose_j);
   const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
   if ((lo.array() >= hi.array()).any()) return {};  // broad phase: separated
@@ -324,6 +327,15 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
   const Mat3 C = 0.5 * out.inertia.trace() * Mat3::Identity() - out.inertia;
   out.depth_estimate = std::sqrt(std::max(12.0 * out.normal_estimate.dot(C * out.normal_estimate) / out.volume, 0.0));
   return out;
+}
+
+}  // namespace
+
+Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
+                          const QueryOptions& options) {
+  Interference q = interference_moments(cell_i, pose_i, cell_j, pose_j, options);
+  if (q.overlap) q.plane_normal = support_plane_normal(cell_i, pose_i, cell_j, pose_j);
+  return q;
 }
 
 MassProperties mass_properties(const BodyGeometry& geometry, double density, double tolerance) {

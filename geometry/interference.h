@@ -54,8 +54,8 @@ struct Interference {
   Vec3 centroid = Vec3::Zero();        // world frame
   Mat3 inertia = Mat3::Zero();         // m^5, unit density, about the centroid, world axes
   Vec3 normal_estimate = Vec3::Zero(); // unit, geometric guess pointing from body j toward body i
-  // Unit normal of a half-space side, from j toward i (zero if neither cell is a half-space); set by
-  // support_plane_normal (geometry/support_plane.h), which the volumetric contact models call.
+  // Unit normal of a half-space side, from j toward i (zero if neither cell is a half-space): the contact normal
+  // against a flat support (geometry/support_plane.h).
   Vec3 plane_normal = Vec3::Zero();
   double depth_estimate = 0;           // m, a characteristic penetration depth (for diagnostics)
   // Hypervolume ∫ L^n dA (m^(2+n), n = QueryOptions::hyper_exponent) over the patch, columns along

@@ -455,7 +455,7 @@ TEST_CASE("dynamics: volumetric cylinder spin decays linearly at mu_c r_gyr f_n 
 // without slipping; a solid sphere then accelerates at (5/7) g sin 20 deg down the slope.
 TEST_CASE("dynamics: point-model ball rolls down a 20 deg incline at (5/7) g sin 20", "[dynamics][point]") {
   const auto start = std::chrono::steady_clock::now();
-  const double th = 20.0 * kPi / 180, R = 0.1, m = 2.0;
+  const double th = 20.0 * kPi / 180, R = 0.1;
   const Vec3 n(std::sin(th), 0, std::cos(th));   // plane normal (rotated +20 deg about +Y)
   const Vec3 down(std::cos(th), 0, -std::sin(th));  // downhill direction in the plane
   const Vec3 origin = 0.4 * n;                   // h_j = 0.4 m along the normal

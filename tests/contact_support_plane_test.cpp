@@ -37,13 +37,13 @@ TEST_CASE("support plane: a box edge on a half-space gets the plane normal, not 
     const Pose cube_local{Vec3(0, 0, half_diag - depth), Quat(Eigen::AngleAxisd(M_PI / 4 + a, Vec3::UnitX()))};
     const Pose pi = world.compose(cube_local), pj = world;
     const contact::VolumetricMemory mem;
-    const geo::Interference q = contact::volumetric_query(cube, pi, ground, pj, {});
+    const geo::Interference q = geo::interference(cube, pi, ground, pj, {});
     REQUIRE(q.overlap);
     const Vec3 up = world.rotation * Vec3::UnitZ();
     const Vec3 n = contact::volumetric_normal(q, at(pi), at(pj), mem, 0.0);
     CHECK((n - up).norm() < 1e-12);
     // With the roles swapped (ground as body i) the normal still points from j toward i.
-    const geo::Interference q2 = contact::volumetric_query(ground, pj, cube, pi, {});
+    const geo::Interference q2 = geo::interference(ground, pj, cube, pi, {});
     CHECK((contact::volumetric_normal(q2, at(pj), at(pi), mem, 0.0) + up).norm() < 1e-12);
     // The thesis's J_v axis for the same region is tilted (so the rule above is what sets the normal).
     geo::Interference jv = q;

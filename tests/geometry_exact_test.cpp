@@ -335,19 +335,7 @@ TEST_CASE("A ball in a cylindrical groove (ball_in_cylinder): slices across the 
           "[geometry][exact]") {
   // The grooved block of scenarios/ball_in_cylinder.yaml: box ∩ complement of a 1 m cylinder along Y,
   // groove bottom at z = 0.
-  CsgNode block;
-  block.op = CsgNode::Op::Intersection;
-  block.where.key_path = "test";
-  CsgNode b, hole, cyl;
-  b.primitive = box(Vec3(2.4, 8.0, 1.0), Pose{Vec3(0, 0, 0.3), Quat::Identity()});
-  cyl.primitive.kind = PrimitiveKind::InfiniteCylinder;
-  cyl.primitive.radius = 1.0;
-  cyl.primitive.pose = Pose{Vec3(0, 0, 1.0), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()))};
-  hole.op = CsgNode::Op::Complement;
-  hole.children.push_back(cyl);
-  for (CsgNode* c : {&b, &hole, &hole.children[0]}) c->where.key_path = "test.child";
-  block.children = {b, hole};
-  const Cell groove = make_body_geometry(block, "").cells.at(0);
+  const Cell groove = groove_cell();
   const double R = 0.1, rc = 1.0;
   const Cell ball = make_cell({sphere(R)});
   for (double depth : {1e-5, 2.5e-3, 0.02})

@@ -46,6 +46,22 @@ inline Primitive halfspace(const Pose& pose = {}) {
   p.pose = pose;
   return p;
 }
+// The grooved block of scenarios/ball_in_cylinder.yaml as one concave cell: a 2.4 x 8 x 1 m box (centre z = 0.3)
+// ∩ the complement of a 1 m radius infinite cylinder along Y (axis at z = 1), so the groove bottom is at z = 0.
+inline Cell groove_cell() {
+  CsgNode block, b, hole, cyl;
+  block.op = CsgNode::Op::Intersection;
+  b.primitive = box(Vec3(2.4, 8.0, 1.0), Pose{Vec3(0, 0, 0.3), Quat::Identity()});
+  cyl.primitive.kind = PrimitiveKind::InfiniteCylinder;
+  cyl.primitive.radius = 1.0;
+  cyl.primitive.pose = Pose{Vec3(0, 0, 1.0), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()))};
+  hole.op = CsgNode::Op::Complement;
+  hole.children.push_back(cyl);
+  block.where.key_path = "groove";
+  for (CsgNode* c : {&b, &hole, &hole.children[0]}) c->where.key_path = "groove.child";
+  block.children = {b, hole};
+  return make_body_geometry(block, "").cells.at(0);
+}
 // Uniformly distributed over rotations (a normalised Gaussian quaternion).
 inline Quat random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> g;

@@ -98,26 +98,24 @@ TEST_CASE("point_vertices: one corner in a half-space gives k d^n along the norm
 }
 
 TEST_CASE("point_vertices: scenario errors", "[point_vertices][errors]") {
+  // `vcsim check` of a body on a half-space under model point_vertices, with one line of contact parameters.
+  auto check = [](const std::string& name, const std::string& geometry, const std::string& param) {
+    const fs::path file = temp_dir() / (name + ".yaml");
+    std::ofstream(file) << "name: " << name << "\nsimulation: {duration: 0.1, step: 0.001}\nbodies:\n  table:\n"
+                           "    fixed: true\n    geometry: {halfspace: {}}\n  body:\n    mass: 1\n"
+                           "    inertia: [0.1, 0.1, 0.1]\n    geometry: {" << geometry << "}\ncontacts:\n"
+                           "  - bodies: [body, table]\n    model: point_vertices\n    " << param << "\n"
+                           "    e_eff: 0.5\n    mu_s: 0.3\n    mu_c: 0.2\n    sigma0: 1.0e5\n    sigma1: 316\n";
+    return cli::run("check " + file.string());
+  };
   // Neither body has vertices (a sphere on a half-space): located error naming the model and what it needs.
-  const fs::path file = temp_dir() / "no_vertices.yaml";
-  std::ofstream(file) << "name: nv\nsimulation: {duration: 0.1, step: 0.001}\nbodies:\n  table:\n    fixed: true\n"
-                         "    geometry: {halfspace: {}}\n  ball:\n    mass: 1\n    inertia: [0.1, 0.1, 0.1]\n"
-                         "    geometry: {sphere: {radius: 0.1}}\ncontacts:\n  - bodies: [ball, table]\n"
-                         "    model: point_vertices\n    k: 1.0e6\n    e_eff: 0.5\n    mu_s: 0.3\n    mu_c: 0.2\n"
-                         "    sigma0: 1.0e5\n    sigma1: 316\n";
-  const cli::Run r = cli::run("check " + file.string());
+  const cli::Run r = check("no_vertices", "sphere: {radius: 0.1}", "k: 1.0e6");
   INFO(r.output);
   CHECK(r.status != 0);
   CHECK(r.output.find("no_vertices.yaml:12:") != std::string::npos);
   CHECK(r.output.find("model point_vertices: a body with vertices (a box or mesh primitive") != std::string::npos);
   // A volumetric parameter on the vertex model is an unknown key of the point parameter table.
-  const fs::path file2 = temp_dir() / "kv.yaml";
-  std::ofstream(file2) << "name: kv\nsimulation: {duration: 0.1, step: 0.001}\nbodies:\n  table:\n    fixed: true\n"
-                          "    geometry: {halfspace: {}}\n  box:\n    mass: 1\n    inertia: [0.1, 0.1, 0.1]\n"
-                          "    geometry: {box: {size: [1, 1, 1]}}\ncontacts:\n  - bodies: [box, table]\n"
-                          "    model: point_vertices\n    k_v: 1.0e6\n    e_eff: 0.5\n    mu_s: 0.3\n    mu_c: 0.2\n"
-                          "    sigma0: 1.0e5\n    sigma1: 316\n";
-  const cli::Run r2 = cli::run("check " + file2.string());
+  const cli::Run r2 = check("kv", "box: {size: [1, 1, 1]}", "k_v: 1.0e6");
   INFO(r2.output);
   CHECK(r2.status != 0);
   CHECK(r2.output.find("k_v") != std::string::npos);
