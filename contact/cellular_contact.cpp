@@ -17,6 +17,7 @@ void CellularContact::initial_states(double* s) const {
 }
 
 geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, const BodyKinematics& bj) const {
+  if (const geo::Interference* kept = accepted_.find(bi, bj, pair)) return *kept;
   const geo::Cell& ci = cells_i_[pair / cells_j_.size()];
   const geo::Cell& cj = cells_j_[pair % cells_j_.size()];
   // Broad phase on cell bounds: disjoint boxes cannot overlap.
@@ -117,10 +118,14 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
 
 void CellularContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {
   const int np = num_pairs();
+  std::vector<geo::Interference> q(np);
   tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
-    for (int k = range.begin(); k != range.end(); ++k)
-      accept_volumetric(p_, query(k, bi, bj), bi, bj, memory_[k], s + k * kVolumetricStates);
+    for (int k = range.begin(); k != range.end(); ++k) {
+      q[k] = query(k, bi, bj);
+      accept_volumetric(p_, q[k], bi, bj, memory_[k], s + k * kVolumetricStates);
+    }
   }, tbb::simple_partitioner());
+  accepted_.keep(bi, bj, std::move(q));
 }
 
 }  // namespace vcsim::contact

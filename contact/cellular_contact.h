@@ -28,6 +28,7 @@ class CellularContact : public ContactPair {
   std::vector<geo::Cell> cells_i_, cells_j_;
   geo::QueryOptions options_;
   std::vector<VolumetricMemory> memory_;  // per cell pair, index = ci * n_j + cj
+  AcceptedInterferences accepted_;        // the queries at the last accepted state, reused at the same poses
 };
 
 }  // namespace vcsim::contact

@@ -133,6 +133,7 @@ VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i
     : p_(params), cell_i_(std::move(cell_i)), cell_j_(std::move(cell_j)), options_(options) {}
 
 geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyKinematics& bj) const {
+  if (const geo::Interference* kept = accepted_.find(bi, bj, 0)) return *kept;
   return geo::interference(cell_i_, bi.pose, cell_j_, bj.pose, options_);
 }
 
@@ -188,7 +189,9 @@ void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKin
 }
 
 void VolumetricContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {
-  accept_volumetric(p_, query(bi, bj), bi, bj, mem_, s);
+  const geo::Interference q = query(bi, bj);
+  accept_volumetric(p_, q, bi, bj, mem_, s);
+  accepted_.keep(bi, bj, {q});
 }
 
 }  // namespace vcsim::contact

@@ -5,6 +5,7 @@
 #pragma once
 #include <vector>
 
+#include "contact/accepted_interferences.h"
 #include "contact/contact_pair.h"
 #include "contact/model_params.h"
 #include "geometry/interference.h"
@@ -64,6 +65,7 @@ class VolumetricContact : public ContactPair {
   geo::Cell cell_i_, cell_j_;
   geo::QueryOptions options_;
   VolumetricMemory mem_;
+  AcceptedInterferences accepted_;  // the query at the last accepted state, reused at the same poses
 };
 
 }  // namespace vcsim::contact
