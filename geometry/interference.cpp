@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "geometry/cell_impl.h"
-#include "geometry/exact_interference.h"
+#include "geometry/closed_form_pairs.h"
 #include "geometry/geometry_error.h"
 #include "geometry/support_plane.h"
 
@@ -194,105 +194,6 @@ void set_moments(Interference& out, const RawMoments& m, const Vec3& origin) {
   out.centroid = origin + c;
 }
 
-// The closed forms of geometry/exact_interference.h, for a pair of planar cells or a sphere against
-// planar cells (a sphere's own cell may hold planes too, like a tippe-top's cut ball). Returns false
-// for every other pair; `m` (about the origin) is empty when the cells do not overlap.
-bool exact_moments(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B, const Pose& pose_j,
-                   const Vec3& origin, const Vec3& lo, const Vec3& hi, RawMoments& m) {
-  std::vector<Plane> planes;
-  int spheres = 0;
-  Vec3 centre;
-  double R = 0;
-  std::vector<std::pair<Vec3, double>> holes;  // complemented spheres (a tippe-top's ball minus its stem)
-  struct Rod {
-    Vec3 point, axis;
-    double radius;
-    bool complement;
-  };
-  std::vector<Rod> rods;  // infinite cylinders (a grooved block: box ∩ complement of one)
-  for (int side = 0; side < 2; ++side) {  // (A and B may be the same cell at two poses)
-    const CellPrimitives& cell = side == 0 ? A : B;
-    const Pose& pose = side == 0 ? pose_i : pose_j;
-    CellPrimitives planar;
-    for (const CellPrimitive& cp : cell) {
-      const Vec3 at = pose.compose(cp.primitive.pose).position - origin;
-      if (cp.primitive.kind == PrimitiveKind::Sphere && !cp.complement) {
-        ++spheres;
-        centre = at;
-        R = cp.primitive.radius;
-      } else if (cp.primitive.kind == PrimitiveKind::Sphere) {
-        holes.emplace_back(at, cp.primitive.radius);
-      } else if (cp.primitive.kind == PrimitiveKind::InfiniteCylinder) {
-        const Quat q = pose.rotation * cp.primitive.pose.rotation;
-        rods.push_back({at, q * Vec3::UnitZ(), cp.primitive.radius, cp.complement});
-      } else {
-        planar.push_back(cp);
-      }
-    }
-    const auto p = planar_cell_planes(planar, pose, origin);
-    if (!p) return false;
-    planes.insert(planes.end(), p->begin(), p->end());
-  }
-  m = RawMoments{};
-  if (spheres > 1) return false;
-  // A hole is ignorable when it lies wholly outside one of the planes, or (against a sphere) when
-  // its part inside the deepest plane cannot meet the sphere's cap there: both caps are less than a
-  // hemisphere and sit in cylinders along the plane's normal whose radii are the rims.
-  auto hole_ignorable = [&](const Vec3& c, double r, const Plane* deepest, double rim) {
-    for (const Plane& pl : planes)
-      if (pl.n.dot(c) - pl.d >= r) return true;
-    if (!deepest || deepest->n.dot(centre) - deepest->d <= 0) return false;
-    const double delta = deepest->n.dot(c) - deepest->d;
-    if (delta <= 0) return false;
-    const Vec3 off = c - centre;
-    const double apart = (off - deepest->n * deepest->n.dot(off)).norm();
-    return apart >= rim + std::sqrt(std::max(r * r - delta * delta, 0.0));
-  };
-  if (!rods.empty()) {
-    // A ball against one cylinder, with every plane clear of the ball (or one missing it: empty).
-    if (spheres != 1 || rods.size() != 1 || !holes.empty()) return false;
-    for (const Plane& pl : planes) {
-      const double delta = pl.n.dot(centre) - pl.d;
-      if (delta >= R) return true;
-      if (delta > -R) return false;
-    }
-    const Rod& rod = rods.front();
-    m = sphere_cylinder_moments(centre, R, rod.point, rod.axis, rod.radius, rod.complement);
-    return true;
-  }
-  if (spheres == 0) {
-    for (const auto& [c, r] : holes)
-      if (!hole_ignorable(c, r, nullptr, 0)) return false;
-    m = convex_polyhedron_moments(planes, lo, hi);
-    return true;
-  }
-  // Planes that cut the ball; one that misses it entirely empties the intersection.
-  std::vector<const Plane*> cutting;
-  const Plane* deepest = nullptr;
-  double deepest_delta = -R;
-  for (const Plane& pl : planes) {
-    const double delta = pl.n.dot(centre) - pl.d;
-    if (delta >= R) return true;
-    if (delta <= -R) continue;
-    cutting.push_back(&pl);
-    if (delta > deepest_delta) deepest_delta = delta, deepest = &pl;
-  }
-  const double rim = std::sqrt(std::max(R * R - deepest_delta * deepest_delta, 0.0));
-  for (const auto& [c, r] : holes)
-    if (!hole_ignorable(c, r, deepest, rim)) return false;
-  if (!deepest) {
-    m = sphere_cap_moments(centre, R, Plane{Vec3::UnitZ(), centre.z() + 2 * R});  // the whole ball
-    return true;
-  }
-  // The cap of the deepest plane is the whole region when it stays inside every other plane.
-  double clearance = std::numeric_limits<double>::infinity();
-  for (const Plane* other : cutting)
-    if (other != deepest) clearance = std::min(clearance, cap_clearance(centre, R, *deepest, *other));
-  m = clearance >= 0 ? sphere_cap_moments(centre, R, *deepest)
-                     : sliced_sphere_moments(centre, R, planes, deepest->n);
-  return true;
-}
-
 }  // namespace
 
 namespace {
@@ -308,13 +209,13 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
   const CellPrimitives& B = cell_j.impl->prims;
   // Coordinates local to the overlap keep every number small, far from the world origin too.
   const Vec3 origin = 0.5 * (lo + hi);
-  RawMoments m;
   // The closed forms know only n = 1 (the volume): any other hypervolume exponent takes the column engine.
-  if (!options.closed_forms || options.hyper_exponent != 1 ||
-      !exact_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, m))
-    return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
+  std::optional<RawMoments> m;
+  if (options.closed_forms && options.hyper_exponent == 1)
+    m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin);
+  if (!m) return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
   Interference out;
-  set_moments(out, m, origin);
+  set_moments(out, *m, origin);
   if (!out.overlap) return out;
   out.hypervolume = out.volume;  // n = 1 here (see above)
   out.hyper_centroid = out.centroid;
@@ -352,14 +253,23 @@ MassProperties mass_properties(const BodyGeometry& geometry, double density, dou
     all.primitive.kind = PrimitiveKind::Box;
     all.primitive.size = (b.max - b.min) * 1.5 + Vec3::Constant(1e-9);
     all.primitive.pose.position = 0.5 * (b.min + b.max);
-    Pass pass;
-    long columns = 0;
-    if (!two_pass(cell.impl->prims, Pose{}, {all}, Pose{}, 0.5 * (b.min + b.max), Quat::Identity(), opt, kAcross,
-                  pass, columns))
-      continue;
+    // Exact where the cell has a closed form against a box (every primitive and mesh, issue 16), else the column
+    // engine at the given tolerance.
+    Vec3 o = 0.5 * (b.min + b.max);
+    const Vec3 half = 0.5 * all.primitive.size;
+    std::optional<RawMoments> exact = closed_form_moments(cell.impl->prims, Pose{}, {all}, Pose{}, o, -half, half);
+    RawMoments m;
+    if (exact) {
+      m = *exact;
+    } else {
+      Pass pass;
+      long columns = 0;
+      if (!two_pass(cell.impl->prims, Pose{}, {all}, Pose{}, o, Quat::Identity(), opt, kAcross, pass, columns))
+        continue;
+      o = pass.frame.position;
+      m = pass.r.moments;
+    }
     // Shift the raw moments from the query frame (translated by o) to the body origin.
-    const Vec3 o = pass.frame.position;
-    const RawMoments& m = pass.r.moments;
     RawMoments s;
     s.m0 = m.m0;
     s.m1 = m.m1 + m.m0 * o;

@@ -1,0 +1,236 @@
+// The closed-form dispatch of the interference query: see closed_form_pairs.h for the table of pairs.
+#include "geometry/closed_form_pairs.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "geometry/exact_interference.h"
+#include "geometry/mesh_clip.h"
+#include "geometry/primitive_planes.h"
+
+namespace vcsim::geo {
+namespace {
+
+// A primitive placed in the query frame (world orientation, origin at the overlap).
+struct Placed {
+  const CellPrimitive* prim = nullptr;
+  Pose pose;  // primitive frame -> query frame
+  Vec3 axis() const { return pose.rotation * Vec3::UnitZ(); }
+};
+
+// Both cells split into what the closed forms know.
+struct PairParts {
+  std::vector<Plane> planes;
+  std::vector<Placed> solids;  // spheres, cylinders, cones, capsules, ellipsoids, tori, meshes
+  std::vector<Placed> holes;   // complemented spheres
+  std::vector<Placed> rods;    // infinite cylinders, or their complements
+};
+
+bool is_solid(PrimitiveKind k) {
+  switch (k) {
+    case PrimitiveKind::Sphere: case PrimitiveKind::Cylinder: case PrimitiveKind::Cone: case PrimitiveKind::Capsule:
+    case PrimitiveKind::Ellipsoid: case PrimitiveKind::Torus: case PrimitiveKind::Mesh: return true;
+    default: return false;
+  }
+}
+
+std::optional<PairParts> split(const CellPrimitives& A, const Pose& pose_a, const CellPrimitives& B,
+                               const Pose& pose_b, const Vec3& origin) {
+  PairParts parts;
+  for (int side = 0; side < 2; ++side) {  // (A and B may be the same cell at two poses)
+    const CellPrimitives& cell = side == 0 ? A : B;
+    const Pose& pose = side == 0 ? pose_a : pose_b;
+    CellPrimitives planar;
+    for (const CellPrimitive& cp : cell) {
+      const Pose world = pose.compose(cp.primitive.pose);
+      const Placed placed{&cp, Pose{world.position - origin, world.rotation}};
+      const PrimitiveKind k = cp.primitive.kind;
+      if (k == PrimitiveKind::InfiniteCylinder) parts.rods.push_back(placed);
+      else if (k == PrimitiveKind::Sphere && cp.complement) parts.holes.push_back(placed);
+      else if (is_solid(k) && !cp.complement) parts.solids.push_back(placed);
+      else if (is_solid(k)) return std::nullopt;  // other complemented solids: the column engine
+      else planar.push_back(cp);
+    }
+    const auto p = planar_cell_planes(planar, pose, origin);
+    if (!p) return std::nullopt;
+    parts.planes.insert(parts.planes.end(), p->begin(), p->end());
+  }
+  return parts;
+}
+
+// Signed distance of a point to a plane (> 0 outside).
+double outside(const Plane& pl, const Vec3& x) { return pl.n.dot(x) - pl.d; }
+
+// One solid clipped by every plane.
+RawMoments solid_planes_moments(const Placed& s, const std::vector<Plane>& planes) {
+  const Primitive& p = s.prim->primitive;
+  const Vec3& c = s.pose.position;
+  switch (p.kind) {
+    case PrimitiveKind::Cylinder: return frustum_planes_moments(c, s.axis(), p.radius, p.radius, p.length, planes);
+    case PrimitiveKind::Cone: return frustum_planes_moments(c, s.axis(), p.radius, p.radius_top, p.length, planes);
+    case PrimitiveKind::Capsule: return capsule_planes_moments(c, s.axis(), p.radius, p.length, planes);
+    case PrimitiveKind::Ellipsoid:
+      return ellipsoid_planes_moments(c, s.pose.rotation.toRotationMatrix(), p.radii, planes);
+    case PrimitiveKind::Torus: return torus_planes_moments(c, s.axis(), p.major_radius, p.minor_radius, planes);
+    case PrimitiveKind::Mesh: return mesh_planes_moments(*s.prim->mesh, s.pose, planes);
+    default: return {};
+  }
+}
+
+// A ball (centre c, radius R, with complemented spheres `holes`) clipped by every plane: its cap under the deepest
+// plane when that cap stays inside every other plane, else the ball sliced across the deepest plane's normal.
+// Nothing when a hole can reach the region.
+std::optional<RawMoments> sphere_planes_moments(const Vec3& centre, double R, const std::vector<Plane>& planes,
+                                                const std::vector<Placed>& holes) {
+  std::vector<const Plane*> cutting;
+  const Plane* deepest = nullptr;
+  double deepest_delta = -R;
+  for (const Plane& pl : planes) {
+    const double delta = outside(pl, centre);
+    if (delta >= R) return RawMoments{};  // the plane misses the ball: empty
+    if (delta <= -R) continue;
+    cutting.push_back(&pl);
+    if (delta > deepest_delta) deepest_delta = delta, deepest = &pl;
+  }
+  const double rim = std::sqrt(std::max(R * R - deepest_delta * deepest_delta, 0.0));
+  // A hole is ignorable when it lies wholly outside one of the planes, or when its part inside the deepest plane
+  // cannot meet the ball's cap there: both caps are less than a hemisphere and sit in cylinders along the plane's
+  // normal whose radii are the rims (a tippe-top's ball minus its stem sphere).
+  for (const Placed& h : holes) {
+    const Vec3& c = h.pose.position;
+    const double r = h.prim->primitive.radius;
+    bool clear = false;
+    for (const Plane& pl : planes) clear = clear || outside(pl, c) >= r;
+    if (!clear && deepest && outside(*deepest, centre) > 0) {
+      const double delta = outside(*deepest, c);
+      const Vec3 off = c - centre;
+      const double apart = (off - deepest->n * deepest->n.dot(off)).norm();
+      clear = delta > 0 && apart >= rim + std::sqrt(std::max(r * r - delta * delta, 0.0));
+    }
+    if (!clear) return std::nullopt;
+  }
+  if (!deepest) return sphere_cap_moments(centre, R, Plane{Vec3::UnitZ(), centre.z() + 2 * R});  // the whole ball
+  double clearance = std::numeric_limits<double>::infinity();
+  for (const Plane* other : cutting)
+    if (other != deepest) clearance = std::min(clearance, cap_clearance(centre, R, *deepest, *other));
+  return clearance >= 0 ? sphere_cap_moments(centre, R, *deepest) : sliced_sphere_moments(centre, R, planes, deepest->n);
+}
+
+// The lens of two balls: the cap of each beyond their radical plane (both empty when they are apart, the smaller
+// ball when one holds the other).
+RawMoments lens_moments(const Vec3& c1, double R1, const Vec3& c2, double R2) {
+  const Vec3 d = c2 - c1;
+  const double D = d.norm();
+  if (D >= R1 + R2) return {};
+  if (D <= std::abs(R1 - R2)) {
+    const Vec3& c = R1 <= R2 ? c1 : c2;
+    const double R = std::min(R1, R2);
+    return sphere_cap_moments(c, R, Plane{Vec3::UnitZ(), c.z() + 2 * R});
+  }
+  const Vec3 u = d / D;
+  const double at = u.dot(c1) + (D * D + R1 * R1 - R2 * R2) / (2 * D);  // the radical plane u·x = at
+  RawMoments m = sphere_cap_moments(c1, R1, Plane{-u, -at});
+  m += sphere_cap_moments(c2, R2, Plane{u, at});
+  return m;
+}
+
+// Every plane holds the ball (c, R) whole: true; one misses it: *empty = true. Else (a plane cuts it) false.
+bool planes_clear_of_ball(const std::vector<Plane>& planes, const Vec3& c, double R, bool* empty) {
+  bool clear = true;
+  for (const Plane& pl : planes) {
+    const double delta = outside(pl, c);
+    if (delta >= R) *empty = true;
+    if (delta > -R) clear = false;
+  }
+  return clear;
+}
+
+// A ball against a finite cylinder or a capsule where only the side (or, for a capsule, one end's half ball alone)
+// meets it, every plane clear: the ball inside the infinite cylinder, or the lens with the end's ball.
+std::optional<RawMoments> sphere_rod_side_moments(const Placed& ball, const Placed& rod,
+                                                  const std::vector<Plane>& planes) {
+  const Vec3& c = ball.pose.position;
+  const double R = ball.prim->primitive.radius;
+  const Primitive& p = rod.prim->primitive;
+  const Vec3 a = rod.axis();
+  const double t = a.dot(c - rod.pose.position), half = 0.5 * p.length;
+  bool empty = false;
+  if (!planes_clear_of_ball(planes, c, R, &empty)) return empty ? std::optional<RawMoments>(RawMoments{}) : std::nullopt;
+  if (std::abs(t) + R <= half)
+    return sphere_cylinder_moments(c, R, rod.pose.position, a, p.radius, /*outside=*/false);
+  if (std::abs(t) - R >= half) {
+    if (p.kind == PrimitiveKind::Cylinder) return RawMoments{};  // beyond the end face
+    // Beyond one end plane of a capsule, where the capsule is that end's ball.
+    return lens_moments(c, R, rod.pose.position + (t > 0 ? half : -half) * a, p.radius);
+  }
+  return std::nullopt;  // across an end plane: the column engine
+}
+
+}  // namespace
+
+std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pose& pose_a, const CellPrimitives& B,
+                                              const Pose& pose_b, const Vec3& origin, const Vec3& lo,
+                                              const Vec3& hi) {
+  const auto parts = split(A, pose_a, B, pose_b, origin);
+  if (!parts) return std::nullopt;
+  const auto& [planes, solids, holes, rods] = *parts;
+  const auto is_sphere = [](const Placed& s) { return s.prim->primitive.kind == PrimitiveKind::Sphere; };
+  if (!rods.empty()) {
+    // A ball against one infinite cylinder (a grooved block), every plane clear of the ball or one missing it.
+    if (solids.size() != 1 || !is_sphere(solids[0]) || rods.size() != 1 || !holes.empty()) return std::nullopt;
+    const Vec3& c = solids[0].pose.position;
+    const double R = solids[0].prim->primitive.radius;
+    bool empty = false;
+    if (!planes_clear_of_ball(planes, c, R, &empty)) return empty ? std::optional<RawMoments>(RawMoments{}) : std::nullopt;
+    const Placed& rod = rods[0];
+    return sphere_cylinder_moments(c, R, rod.pose.position, rod.axis(), rod.prim->primitive.radius,
+                                   rod.prim->complement);
+  }
+  if (solids.empty()) {
+    for (const Placed& h : holes) {
+      bool clear = false;
+      for (const Plane& pl : planes) clear = clear || outside(pl, h.pose.position) >= h.prim->primitive.radius;
+      if (!clear) return std::nullopt;
+    }
+    return convex_polyhedron_moments(planes, lo, hi);
+  }
+  if (solids.size() == 1) {
+    const Placed& s = solids[0];
+    if (is_sphere(s)) return sphere_planes_moments(s.pose.position, s.prim->primitive.radius, planes, holes);
+    if (!holes.empty()) return std::nullopt;
+    return solid_planes_moments(s, planes);
+  }
+  if (solids.size() == 2 && holes.empty()) {
+    const Placed *x = &solids[0], *y = &solids[1];
+    if (!is_sphere(*x)) std::swap(x, y);
+    if (!is_sphere(*x)) return std::nullopt;
+    const double R = x->prim->primitive.radius;
+    const PrimitiveKind ky = y->prim->primitive.kind;
+    if (ky == PrimitiveKind::Sphere) {
+      // Two balls: their lens, when every plane holds it (tested on a ball around the lens).
+      const Vec3 c1 = x->pose.position, c2 = y->pose.position;
+      const double R2 = y->prim->primitive.radius, D = (c2 - c1).norm();
+      if (D >= R + R2) return RawMoments{};
+      const double small = std::min(R, R2);
+      Vec3 centre = R <= R2 ? c1 : c2;
+      double radius = small;
+      if (D > std::abs(R - R2)) {
+        const Vec3 u = (c2 - c1) / D;
+        const double x0 = (D * D + R * R - R2 * R2) / (2 * D);
+        const double rim = std::sqrt(std::max(R * R - x0 * x0, 0.0));
+        centre = c1 + x0 * u;
+        radius = std::sqrt(rim * rim + std::pow(std::max(R - x0, R2 - (D - x0)), 2));
+      }
+      bool empty = false;
+      const bool clear = planes_clear_of_ball(planes, centre, radius, &empty);
+      if (empty) return RawMoments{};
+      if (!clear) return std::nullopt;
+      return lens_moments(c1, R, c2, R2);
+    }
+    if (ky == PrimitiveKind::Cylinder || ky == PrimitiveKind::Capsule) return sphere_rod_side_moments(*x, *y, planes);
+  }
+  return std::nullopt;
+}
+
+}  // namespace vcsim::geo

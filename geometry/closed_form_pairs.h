@@ -1,0 +1,27 @@
+// Which cell pairs have a closed form, and which closed form answers each (docs/geometry.md, "Which path each pair
+// takes"). A cell is split into its planes (boxes, half-spaces, slabs, complemented half-spaces), at most one solid
+// (a sphere, cylinder, cone, capsule, ellipsoid, torus or mesh) and the complements the closed forms know (spheres
+// that cannot reach the region, one infinite cylinder). The pair is answered exactly when, over both cells:
+//  - there is no solid: the convex polyhedron of all the planes (geometry/exact_interference.h);
+//  - there is one solid: that solid clipped by all the planes (exact_interference.h for the sphere,
+//    geometry/primitive_planes.h for the other primitives, geometry/mesh_clip.h for meshes);
+//  - there are two spheres and no plane reaches their lens: the lens, two spherical caps cut by the radical plane;
+//  - there is a sphere and a cylinder or capsule whose side alone meets the ball (no plane or end reaches it): the
+//    ball against the infinite cylinder, inside (geometry/exact_interference.h's sphere_cylinder_moments);
+//  - a sphere against an infinite cylinder's complement with every plane clear of the ball (a ball in a groove).
+// Every other pair goes to the column engine (geometry/column_integration.h).
+#pragma once
+#include <optional>
+
+#include "geometry/column_integration.h"
+
+namespace vcsim::geo {
+
+// Raw moments about `origin` (world orientation) of cell_a ∩ cell_b when the pair has a closed form; nothing when
+// it does not. lo, hi: the overlap of the two cells' bounds, relative to origin (the polyhedron clip starts from
+// it). Empty moments (m0 = 0) mean the closed form found no overlap.
+std::optional<RawMoments> closed_form_moments(const CellPrimitives& cell_a, const Pose& pose_a,
+                                              const CellPrimitives& cell_b, const Pose& pose_b, const Vec3& origin,
+                                              const Vec3& lo, const Vec3& hi);
+
+}  // namespace vcsim::geo
