@@ -2,7 +2,6 @@
 #include "geometry/closed_form_pairs.h"
 
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "geometry/exact_interference.h"
@@ -78,20 +77,17 @@ RawMoments solid_planes_moments(const Placed& s, const std::vector<Plane>& plane
   }
 }
 
-// A ball (centre c, radius R, with complemented spheres `holes`) clipped by every plane: its cap under the deepest
-// plane when that cap stays inside every other plane, else the ball sliced across the deepest plane's normal.
-// Nothing when a hole can reach the region.
+// A ball (centre c, radius R, with complemented spheres `holes`) clipped by every plane (ball_planes_moments);
+// nothing when a hole can reach the region.
 std::optional<RawMoments> sphere_planes_moments(const Vec3& centre, double R, const std::vector<Plane>& planes,
                                                 const std::vector<Placed>& holes) {
-  std::vector<const Plane*> cutting;
+  if (holes.empty()) return ball_planes_moments(centre, R, planes);
   const Plane* deepest = nullptr;
   double deepest_delta = -R;
   for (const Plane& pl : planes) {
     const double delta = outside(pl, centre);
     if (delta >= R) return RawMoments{};  // the plane misses the ball: empty
-    if (delta <= -R) continue;
-    cutting.push_back(&pl);
-    if (delta > deepest_delta) deepest_delta = delta, deepest = &pl;
+    if (delta > -R && delta > deepest_delta) deepest_delta = delta, deepest = &pl;
   }
   const double rim = std::sqrt(std::max(R * R - deepest_delta * deepest_delta, 0.0));
   // A hole is ignorable when it lies wholly outside one of the planes, or when its part inside the deepest plane
@@ -110,11 +106,7 @@ std::optional<RawMoments> sphere_planes_moments(const Vec3& centre, double R, co
     }
     if (!clear) return std::nullopt;
   }
-  if (!deepest) return sphere_cap_moments(centre, R, Plane{Vec3::UnitZ(), centre.z() + 2 * R});  // the whole ball
-  double clearance = std::numeric_limits<double>::infinity();
-  for (const Plane* other : cutting)
-    if (other != deepest) clearance = std::min(clearance, cap_clearance(centre, R, *deepest, *other));
-  return clearance >= 0 ? sphere_cap_moments(centre, R, *deepest) : sliced_sphere_moments(centre, R, planes, deepest->n);
+  return ball_planes_moments(centre, R, planes);
 }
 
 // The lens of two balls: the cap of each beyond their radical plane (both empty when they are apart, the smaller

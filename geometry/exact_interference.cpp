@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "geometry/primitive_planes.h"
+
 namespace vcsim::geo {
 namespace {
 
@@ -402,12 +404,15 @@ RawMoments sphere_cap_moments(const Vec3& c, double R, const Plane& pl) {
   return m;
 }
 
-RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis) {
+namespace {
+
+// A solid of revolution about the unit axis a through c whose slice at height τ ∈ [lo, hi] (along a, from c) is the
+// disc of radius² r²(τ) = q0 + 2 q1 τ + q2 τ² (a ball: R², 0, −1; a frustum: (ρ0 + ρ1 τ)²), clipped by every plane.
+// Each plane is, in the slice at τ, the line g·x <= β0 + β1 τ; a plane parallel to the slices bounds τ instead.
+RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double hi, double q0, double q1, double q2,
+                                const std::vector<Plane>& planes) {
   RawMoments out;
-  const Vec3 a = axis.normalized(), u = a.unitOrthogonal(), w = a.cross(u);
-  // Each plane is, in the slice at height τ (along a, from c), the line g·x <= β0 + β1 τ; a plane
-  // parallel to the slices bounds the range of τ instead.
-  double lo = -R, hi = R;
+  const Vec3 u = a.unitOrthogonal(), w = a.cross(u);
   struct Moving {
     Vec2 g;
     double b0, b1;
@@ -425,11 +430,12 @@ RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plan
     lines.push_back({g / gn, rest / gn, -na / gn});
   }
   if (!(lo < hi)) return out;
-  // Heights where a slice changes shape: a line tangent to the disc (|β(τ)| = r(τ)), a vertex of two
-  // lines on the circle, a vertex of two lines crossing a third. Between them the slice moments are
-  // smooth, and Gauss–Legendre converges fast.
+  // Heights where a slice changes shape: a line tangent to the disc (β(τ)² = r²(τ)), a vertex of two lines on the
+  // circle, a vertex of two lines crossing a third. Between them the slice moments are smooth, and Gauss–Legendre
+  // converges fast.
   std::vector<double> breaks{lo, hi};
-  for (const Moving& l : lines) add_roots(l.b1 * l.b1 + 1, l.b0 * l.b1, l.b0 * l.b0 - R * R, lo, hi, breaks);
+  for (const Moving& l : lines)
+    add_roots(l.b1 * l.b1 - q2, l.b0 * l.b1 - q1, l.b0 * l.b0 - q0, lo, hi, breaks);
   for (size_t i = 0; i < lines.size(); ++i)
     for (size_t j = i + 1; j < lines.size(); ++j) {
       Eigen::Matrix2d M;
@@ -437,19 +443,117 @@ RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plan
       if (std::abs(M.determinant()) < 1e-12) continue;
       const Eigen::Matrix2d Mi = M.inverse();
       const Vec2 v0 = Mi * Vec2(lines[i].b0, lines[j].b0), v1 = Mi * Vec2(lines[i].b1, lines[j].b1);
-      add_roots(v1.squaredNorm() + 1, v0.dot(v1), v0.squaredNorm() - R * R, lo, hi, breaks);
+      add_roots(v1.squaredNorm() - q2, v0.dot(v1) - q1, v0.squaredNorm() - q0, lo, hi, breaks);
       for (size_t k = 0; k < lines.size(); ++k) {
         if (k == i || k == j) continue;
         const double slope = lines[k].g.dot(v1) - lines[k].b1, gap = lines[k].g.dot(v0) - lines[k].b0;
         if (slope != 0 && -gap / slope > lo && -gap / slope < hi) breaks.push_back(-gap / slope);
       }
     }
+  std::sort(breaks.begin(), breaks.end());
   std::vector<Line2> slice(lines.size());
-  // About the middle of the range of τ (the cap side of the ball: its slices stay small).
-  return integrate_slices(c, a, u, w, std::move(breaks), 0.5 * (lo + hi), Vec2::Zero(), [&](double tau) {
+  auto slice_at = [&](double tau) {
     for (size_t l = 0; l < lines.size(); ++l) slice[l] = {lines[l].g, lines[l].b0 + lines[l].b1 * tau};
-    return disc_moments(std::sqrt(std::max(R * R - tau * tau, 0.0)), slice);
-  });
+    return disc_moments(std::sqrt(std::max(q0 + 2 * q1 * tau + q2 * tau * tau, 0.0)), slice);
+  };
+  // Between break points a slice is empty throughout or nowhere: keep the intervals whose middle slice is not, and
+  // take the sums about the middle of what is kept (a thin wedge at a cylinder's rim stays near its own point).
+  std::vector<double> kept;
+  for (size_t k = 0; k + 1 < breaks.size(); ++k) {
+    if (!(breaks[k + 1] > breaks[k]) || slice_at(0.5 * (breaks[k] + breaks[k + 1])).a <= 0) continue;
+    if (kept.empty() || kept.back() != breaks[k]) {
+      if (!kept.empty()) kept.push_back(std::nan(""));  // a gap: the interval before it ends here
+      kept.push_back(breaks[k]);
+    }
+    kept.push_back(breaks[k + 1]);
+  }
+  if (kept.empty()) return out;
+  const double tau0 = 0.5 * (kept.front() + kept.back());
+  // Gaps (NaN) split the kept list into runs of consecutive intervals; integrate each run.
+  RawMoments m;
+  std::vector<double> run;
+  for (size_t k = 0; k <= kept.size(); ++k) {
+    if (k < kept.size() && !std::isnan(kept[k])) {
+      run.push_back(kept[k]);
+      continue;
+    }
+    if (run.size() >= 2) m += integrate_slices(c, a, u, w, run, tau0, Vec2::Zero(), slice_at);
+    run.clear();
+  }
+  return m;
+}
+
+}  // namespace
+
+RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis) {
+  return sliced_round_moments(c, axis.normalized(), -R, R, R * R, 0, -1, planes);
+}
+
+RawMoments frustum_planes_moments(const Vec3& c, const Vec3& axis, double r0, double r1, double length,
+                                  const std::vector<Plane>& planes) {
+  const double rho0 = 0.5 * (r0 + r1), rho1 = (r1 - r0) / length;  // r(τ) = ρ0 + ρ1 τ, τ ∈ [−L/2, L/2]
+  return sliced_round_moments(c, axis.normalized(), -0.5 * length, 0.5 * length, rho0 * rho0, rho0 * rho1,
+                              rho1 * rho1, planes);
+}
+
+RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes) {
+  const Plane* deepest = nullptr;
+  double deepest_delta = -R;
+  for (const Plane& pl : planes) {
+    const double delta = pl.n.dot(c) - pl.d;
+    if (delta >= R) return {};  // the plane misses the ball: empty
+    if (delta > deepest_delta) deepest_delta = delta, deepest = &pl;
+  }
+  if (!deepest) return sphere_cap_moments(c, R, Plane{Vec3::UnitZ(), c.z() + 2 * R});  // the whole ball
+  // The cap of the deepest plane is the whole region when it stays inside every other plane.
+  for (const Plane& other : planes)
+    if (&other != deepest && other.n.dot(c) - other.d > -R && cap_clearance(c, R, *deepest, other) < 0)
+      return sliced_sphere_moments(c, R, planes, deepest->n);
+  return sphere_cap_moments(c, R, *deepest);
+}
+
+RawMoments capsule_planes_moments(const Vec3& c, const Vec3& axis, double radius, double length,
+                                  const std::vector<Plane>& planes) {
+  const Vec3 a = axis.normalized();
+  RawMoments m = frustum_planes_moments(c, a, radius, radius, length, planes);
+  // The two half balls: each end's ball beyond its end plane.
+  std::vector<Plane> more = planes;
+  more.push_back({});
+  for (const double side : {1.0, -1.0}) {
+    const Vec3 end = c + side * 0.5 * length * a;
+    more.back() = Plane{-side * a, -side * a.dot(end)};  // side·a·x >= side·a·end
+    m += ball_planes_moments(end, radius, more);
+  }
+  return m;
+}
+
+RawMoments ellipsoid_planes_moments(const Vec3& c, const Mat3& rotation, const Vec3& radii,
+                                    const std::vector<Plane>& planes) {
+  // x = c + A u, A = R diag(radii): the unit ball clipped by the mapped planes n'·u <= d'.
+  const Mat3 A = rotation * radii.asDiagonal();
+  std::vector<Plane> mapped;
+  mapped.reserve(planes.size());
+  const Plane* deepest = nullptr;
+  for (const Plane& pl : planes) {
+    const Vec3 g = A.transpose() * pl.n;
+    const double gn = g.norm();
+    mapped.push_back({g / gn, (pl.d - pl.n.dot(c)) / gn});
+    if (!deepest || mapped.back().d < deepest->d) deepest = &mapped.back();
+  }
+  // Moments about a point p near the region (the middle of the deepest plane's cap), so a thin cap keeps its
+  // digits: the ball is centred at −p in those coordinates.
+  const Vec3 p = deepest && deepest->d < 1 ? Vec3(deepest->n * 0.5 * (std::max(deepest->d, -1.0) - 1)) : Vec3::Zero();
+  std::vector<Plane> about_p = mapped;
+  for (Plane& pl : about_p) pl.d -= pl.n.dot(p);
+  const RawMoments mu = ball_planes_moments(-p, 1.0, about_p);
+  // Back to x about the query origin: x = c' + A v with c' = c + A p (eq. A.25's moments transform linearly).
+  const double det = radii.prod();
+  const Vec3 cp = c + A * p, Am1 = A * mu.m1;
+  RawMoments m;
+  m.m0 = det * mu.m0;
+  m.m1 = det * (Am1 + cp * mu.m0);
+  m.m2 = det * (A * mu.m2 * A.transpose() + Am1 * cp.transpose() + cp * Am1.transpose() + mu.m0 * cp * cp.transpose());
+  return m;
 }
 
 RawMoments sphere_cylinder_moments(const Vec3& c, double R, const Vec3& p, const Vec3& axis, double rc,

@@ -41,6 +41,10 @@ RawMoments sphere_cap_moments(const Vec3& c, double R, const Plane& plane);
 // unit axis `axis` (best: the normal of the deepest plane, so the slices span only the cap).
 RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis);
 
+// Raw moments (about the origin) of the ball |x − c| <= R clipped by every plane: the cap of the deepest plane when
+// it stays inside every other plane (closed form), else the ball sliced across the deepest plane's normal.
+RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes);
+
 // Raw moments (about the origin) of the ball |x − c| <= R outside (outside = true: a ball in a groove,
 // box ∩ complement of the cylinder) or inside the infinite cylinder of radius rc around the line through
 // p along `axis`: slices across the axis, each a disc and a circle in closed form, summed by
