@@ -120,6 +120,61 @@ void read_stl(const std::string& bytes, TriangleMesh& mesh, const std::string& p
   }
 }
 
+// A BVH over the triangles: median split of the centroids along the longest axis, leaves of <= 4 triangles.
+void build_bvh(MeshLevelSet& m) {
+  const int n = static_cast<int>(m.triangles.size());
+  std::vector<Vec3> centroid(n), lo(n), hi(n);
+  for (int k = 0; k < n; ++k) {
+    const auto& t = m.triangles[k];
+    const Vec3 &a = m.vertices[t[0]], &b = m.vertices[t[1]], &c = m.vertices[t[2]];
+    lo[k] = a.cwiseMin(b).cwiseMin(c);
+    hi[k] = a.cwiseMax(b).cwiseMax(c);
+    centroid[k] = (a + b + c) / 3;
+  }
+  m.bvh_order.resize(n);
+  for (int k = 0; k < n; ++k) m.bvh_order[k] = k;
+  m.bvh.clear();
+  m.bvh.reserve(2 * n / 4 + 2);
+  struct Job {
+    int first, count, parent;  // parent: the node whose `right` this job fills (-1: none)
+  };
+  std::vector<Job> jobs{{0, n, -1}};
+  while (!jobs.empty()) {
+    const Job job = jobs.back();
+    jobs.pop_back();
+    const int at = static_cast<int>(m.bvh.size());
+    if (job.parent >= 0) m.bvh[job.parent].right = at;
+    MeshBvhNode node;
+    node.lo = Vec3::Constant(1e300);
+    node.hi = Vec3::Constant(-1e300);
+    Vec3 clo = node.lo, chi = node.hi;
+    for (int k = job.first; k < job.first + job.count; ++k) {
+      const int t = m.bvh_order[k];
+      node.lo = node.lo.cwiseMin(lo[t]);
+      node.hi = node.hi.cwiseMax(hi[t]);
+      clo = clo.cwiseMin(centroid[t]);
+      chi = chi.cwiseMax(centroid[t]);
+    }
+    if (job.count <= 4) {
+      node.first = job.first;
+      node.count = job.count;
+      m.bvh.push_back(node);
+      continue;
+    }
+    m.bvh.push_back(node);
+    int axis;
+    (chi - clo).maxCoeff(&axis);
+    const int half = job.count / 2;
+    auto begin = m.bvh_order.begin() + job.first;
+    std::nth_element(begin, begin + half, begin + job.count, [&](int a, int b) {
+      return centroid[a][axis] < centroid[b][axis] || (centroid[a][axis] == centroid[b][axis] && a < b);
+    });
+    // Left child next (at + 1): pushed last so it is built first; the right child fills node.right.
+    jobs.push_back({job.first + half, job.count - half, at});
+    jobs.push_back({job.first, half, -1});
+  }
+}
+
 }  // namespace
 
 TriangleMesh read_mesh(const std::string& path, const SourceLocation& where) {
@@ -183,6 +238,8 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
     out->volume = -out->volume;
   }
   out->vertices = mesh.vertices;
+  out->triangles = mesh.triangles;
+  build_bvh(*out);
   out->lo = out->hi = mesh.vertices[0];
   for (const Vec3& p : mesh.vertices) out->lo = out->lo.cwiseMin(p), out->hi = out->hi.cwiseMax(p);
   const double extent = (out->hi - out->lo).maxCoeff();

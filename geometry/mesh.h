@@ -1,5 +1,6 @@
 // Closed triangle meshes (OBJ, ASCII or binary STL) as OpenVDB signed-distance grids.
 #pragma once
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,14 @@ void check_closed(const TriangleMesh& mesh, const std::string& path, const Sourc
 // Volume of the closed polyhedron (divergence theorem), for tests and diagnostics.
 double polyhedron_volume(const TriangleMesh& mesh);
 
+// A bounding-volume hierarchy over a mesh's triangles (primitive frame): a flat array of nodes, children of node k
+// at k + 1 and `right`; leaves hold `count` triangles from `first` in MeshLevelSet::bvh_order.
+struct MeshBvhNode {
+  Vec3 lo, hi;
+  int first = 0, count = 0;  // count > 0: a leaf
+  int right = 0;
+};
+
 // The mesh converted once to a narrow-band (outside) / filled (inside) level set in its own frame.
 // Outside the band the stored value is the background (the band half-width): the true distance is
 // at least that, so the clamped value is still a valid conservative lower bound for culling.
@@ -36,6 +45,9 @@ struct MeshLevelSet {
   Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();  // bounds of the (scaled) mesh in the primitive frame
   double volume = 0;      // polyhedron volume of the scaled mesh
   std::vector<Vec3> vertices;  // the scaled mesh's vertices, primitive frame (the per-vertex point model's points)
+  std::vector<std::array<int, 3>> triangles;  // outward-oriented (flipped at load if the file's face inward)
+  std::vector<MeshBvhNode> bvh;               // over the triangles (geometry/mesh_clip.h uses it)
+  std::vector<int> bvh_order;                 // triangle indices in leaf order
 };
 
 std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,

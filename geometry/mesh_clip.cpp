@@ -1,0 +1,140 @@
+// A closed mesh clipped by planes, by the divergence theorem (see mesh_clip.h).
+//
+// The mesh's surface is a closed, oriented 2-cycle. Clipping every triangle by a half-space and closing the cut with
+// a cap keeps it one: the cap is a fan from a point on the plane over the cut segments, each taken against the
+// direction of the clipped triangle's new edge, so it is right for any number of loops, holes included (a
+// non-convex mesh), and clipping is linear, so the caps of earlier planes are clipped by later ones like any other
+// triangle. The region's moments are then sums of signed tetrahedra from an apex O over the clipped triangles.
+// With O on the last plane, that plane's cap adds nothing and is not built. Only triangles that reach into the
+// first plane's half-space are touched: a bounded mesh meets a half-space only through its surface, so when none
+// does the region is empty.
+#include "geometry/mesh_clip.h"
+
+#include <algorithm>
+#include <array>
+
+namespace vcsim::geo {
+namespace {
+
+using Tri = std::array<Vec3, 3>;
+
+// Signed tetrahedron (0, a, b, c) moments added to m (coordinates relative to the apex).
+void add_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, RawMoments& m) {
+  const double V = a.dot(b.cross(c)) / 6;
+  const Vec3 s = a + b + c;
+  m.m0 += V;
+  m.m1 += V / 4 * s;
+  m.m2 += V / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose());
+}
+
+// Clips every triangle of `soup` by n·x <= d. The cut segments (p_in → p_out of each cap edge) go to `cut`.
+void clip_soup(std::vector<Tri>& soup, const Plane& pl, std::vector<std::array<Vec3, 2>>* cut) {
+  std::vector<Tri> out;
+  out.reserve(soup.size());
+  for (const Tri& t : soup) {
+    double dist[3];
+    int inside = 0;
+    for (int k = 0; k < 3; ++k) inside += (dist[k] = pl.n.dot(t[k]) - pl.d) <= 0;
+    if (inside == 3) {
+      out.push_back(t);
+      continue;
+    }
+    if (inside == 0) continue;
+    // The kept polygon (3 or 4 vertices) in order, and its edge along the plane from exit to entry.
+    std::array<Vec3, 4> poly;
+    int n = 0;
+    Vec3 exit_point, entry_point;
+    for (int k = 0; k < 3; ++k) {
+      const int j = (k + 1) % 3;
+      if (dist[k] <= 0) poly[n++] = t[k];
+      if ((dist[k] <= 0) != (dist[j] <= 0)) {
+        const Vec3 x = t[k] + (t[j] - t[k]) * (dist[k] / (dist[k] - dist[j]));
+        poly[n++] = x;
+        (dist[k] <= 0 ? exit_point : entry_point) = x;
+      }
+    }
+    for (int k = 1; k + 1 < n; ++k) out.push_back({poly[0], poly[k], poly[k + 1]});
+    if (cut) cut->push_back({entry_point, exit_point});  // the cap runs against the polygon's edge
+  }
+  soup.swap(out);
+}
+
+}  // namespace
+
+RawMoments mesh_planes_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const std::vector<Plane>& planes) {
+  // Planes in the mesh's frame: n·(R y + t) <= d.
+  const Mat3 R = mesh_pose.rotation.toRotationMatrix();
+  std::vector<Plane> local;
+  local.reserve(planes.size());
+  for (const Plane& pl : planes) local.push_back({R.transpose() * pl.n, pl.d - pl.n.dot(mesh_pose.position)});
+  // Drop the planes that hold the whole mesh (the far faces of a table); an empty region if one misses it.
+  auto reach = [&](const Plane& pl, const Vec3& lo, const Vec3& hi, bool highest) {  // extreme n·y over a box
+    double v = 0;
+    for (int k = 0; k < 3; ++k) v += (pl.n[k] > 0) == highest ? pl.n[k] * hi[k] : pl.n[k] * lo[k];
+    return v - pl.d;
+  };
+  std::vector<Plane> cutting;
+  for (const Plane& pl : local) {
+    if (reach(pl, mesh.lo, mesh.hi, false) > 0) return {};  // the whole bounding box is outside
+    if (reach(pl, mesh.lo, mesh.hi, true) > 0) cutting.push_back(pl);
+  }
+  std::vector<Tri> soup;
+  auto triangle = [&](int k) {
+    const auto& t = mesh.triangles[k];
+    return Tri{mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]};
+  };
+  Vec3 apex = 0.5 * (mesh.lo + mesh.hi);
+  if (cutting.empty()) {
+    for (size_t k = 0; k < mesh.triangles.size(); ++k) soup.push_back(triangle(static_cast<int>(k)));
+  } else {
+    // The most restrictive plane first (least of the bounding box inside it): it decides which triangles are
+    // touched at all.
+    std::sort(cutting.begin(), cutting.end(), [&](const Plane& a, const Plane& b) {
+      return -reach(a, mesh.lo, mesh.hi, false) / (reach(a, mesh.lo, mesh.hi, true) - reach(a, mesh.lo, mesh.hi, false)) <
+             -reach(b, mesh.lo, mesh.hi, false) / (reach(b, mesh.lo, mesh.hi, true) - reach(b, mesh.lo, mesh.hi, false));
+    });
+    const Plane& first = cutting.front();
+    std::vector<int> stack{0};
+    while (!stack.empty()) {
+      const MeshBvhNode& node = mesh.bvh[stack.back()];
+      const int at = stack.back();
+      stack.pop_back();
+      if (reach(first, node.lo, node.hi, false) > 0) continue;  // wholly outside the first plane
+      if (node.count > 0) {
+        for (int k = node.first; k < node.first + node.count; ++k) soup.push_back(triangle(mesh.bvh_order[k]));
+      } else {
+        stack.push_back(node.right);
+        stack.push_back(at + 1);
+      }
+    }
+    if (soup.empty()) return {};
+    std::vector<std::array<Vec3, 2>> cut;
+    for (size_t p = 0; p < cutting.size(); ++p) {
+      const Plane& pl = cutting[p];
+      const bool last = p + 1 == cutting.size();
+      cut.clear();
+      clip_soup(soup, pl, last ? nullptr : &cut);
+      if (soup.empty()) return {};
+      if (!last && !cut.empty()) {
+        // The cap: a fan from a point of the plane near the cut over every cut segment.
+        const Vec3 x0 = cut.front()[0];
+        const Vec3 fan = x0 - pl.n * (pl.n.dot(x0) - pl.d);
+        for (const auto& seg : cut) soup.push_back({fan, seg[0], seg[1]});
+      }
+    }
+    // The apex on the last plane (its cap is not built) near the region: the first soup vertex's projection.
+    const Plane& pl = cutting.back();
+    apex = soup.front()[0] - pl.n * (pl.n.dot(soup.front()[0]) - pl.d);
+  }
+  RawMoments m;  // about the apex, mesh axes
+  for (const Tri& t : soup) add_tetrahedron(t[0] - apex, t[1] - apex, t[2] - apex, m);
+  // To the query frame: x = R z + c', c' = R apex + t.
+  const Vec3 c = R * apex + mesh_pose.position, Rm1 = R * m.m1;
+  RawMoments out;
+  out.m0 = m.m0;
+  out.m1 = Rm1 + m.m0 * c;
+  out.m2 = R * m.m2 * R.transpose() + Rm1 * c.transpose() + c * Rm1.transpose() + m.m0 * c * c.transpose();
+  return out;
+}
+
+}  // namespace vcsim::geo
