@@ -445,6 +445,31 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
     lines.push_back({g / gn, rest / gn, -na / gn});
   }
   if (!(lo < hi)) return out;
+  if (q1 == 0 && q2 == 0) {
+    // A cylinder whose lines do not move along it (on its side against planes parallel to its axis, to 1e-14 of
+    // its radius over its length): every slice is the same, and the sum over τ is exact in closed form.
+    bool constant = true;
+    for (const Moving& l : lines) constant = constant && std::abs(l.b1) * (hi - lo) <= 1e-14 * std::sqrt(q0);
+    if (constant) {
+      std::vector<Line2> slice;
+      for (const Moving& l : lines) slice.push_back({l.g, l.b0 + l.b1 * 0.5 * (lo + hi)});
+      const SliceMoments sm = disc_moments(std::sqrt(q0), slice);
+      if (sm.a <= 0) return out;
+      // About P = c + τm a (the middle of the range): ∫dτ = Δ, ∫(τ − τm) = 0, ∫(τ − τm)² = Δ³/12.
+      const double D = hi - lo, tm = 0.5 * (lo + hi);
+      const Vec3 f = sm.x * u + sm.y * w;
+      RawMoments m;
+      m.m0 = sm.a * D;
+      m.m1 = D * f;
+      m.m2 = sm.a * D * D * D / 12 * a * a.transpose() +
+             D * (sm.xx * u * u.transpose() + sm.yy * w * w.transpose() + sm.xy * (u * w.transpose() + w * u.transpose()));
+      const Vec3 P = c + tm * a;
+      out.m0 = m.m0;
+      out.m1 = m.m1 + m.m0 * P;
+      out.m2 = m.m2 + m.m1 * P.transpose() + P * m.m1.transpose() + m.m0 * P * P.transpose();
+      return out;
+    }
+  }
   // Heights where a slice changes shape: a line tangent to the disc (β(τ)² = r²(τ)), a vertex of two lines on the
   // circle, a vertex of two lines crossing a third. Between them the slice moments are smooth, and Gauss–Legendre
   // converges fast.

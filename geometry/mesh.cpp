@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -195,26 +196,143 @@ TriangleMesh read_mesh(const std::string& path, const SourceLocation& where) {
   return mesh;
 }
 
+namespace {
+
+std::string point_text(const Vec3& p) {
+  std::ostringstream o;
+  o << "(" << p.x() << ", " << p.y() << ", " << p.z() << ")";
+  return o.str();
+}
+
+// Does segment p–q cross the triangle's interior (strictly: touching at an edge or a vertex does not count)?
+bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 n = (b - a).cross(c - a);
+  const double dp = n.dot(p - a), dq = n.dot(q - a);
+  if (!((dp > 0 && dq < 0) || (dp < 0 && dq > 0))) return false;
+  const Vec3 x = p + (q - p) * (dp / (dp - dq));
+  const double u = n.dot((b - a).cross(x - a)), v = n.dot((c - b).cross(x - b)), w = n.dot((a - c).cross(x - c));
+  return (u > 0 && v > 0 && w > 0) || (u < 0 && v < 0 && w < 0);
+}
+
+bool triangles_cross(const Vec3* s, const Vec3* t) {
+  for (int k = 0; k < 3; ++k)
+    if (segment_crosses_triangle(s[k], s[(k + 1) % 3], t[0], t[1], t[2]) ||
+        segment_crosses_triangle(t[k], t[(k + 1) % 3], s[0], s[1], s[2]))
+      return true;
+  return false;
+}
+
+}  // namespace
+
 void check_closed(const TriangleMesh& mesh, const std::string& path, const SourceLocation& where) {
-  // Directed edges: in a closed, consistently oriented 2-manifold every edge (a,b) appears once
-  // and its reverse once. Count undirected uses to report open or non-manifold edges.
-  std::map<std::pair<int, int>, int> uses;
-  for (const auto& t : mesh.triangles)
-    for (int k = 0; k < 3; ++k) {
-      int a = t[k], b = t[(k + 1) % 3];
-      if (a > b) std::swap(a, b);
-      ++uses[{a, b}];
+  const auto& V = mesh.vertices;
+  const auto& T = mesh.triangles;
+  Vec3 lo = V[0], hi = V[0];
+  for (const Vec3& p : V) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+  const double extent = (hi - lo).maxCoeff();
+  // Degenerate triangles: a repeated vertex, or an area below 1e-12 of the extent squared (rounding of a flat one).
+  for (size_t k = 0; k < T.size(); ++k) {
+    const auto& t = T[k];
+    if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2] ||
+        !((V[t[1]] - V[t[0]]).cross(V[t[2]] - V[t[0]]).norm() > 2e-12 * extent * extent))
+      throw GeometryError(where, "a mesh of triangles with non-zero area, but in '" + path + "' triangle " +
+                                     std::to_string(k) + " (vertices " + std::to_string(t[0]) + ", " +
+                                     std::to_string(t[1]) + ", " + std::to_string(t[2]) + ") has zero area");
+  }
+  // Edges: in a closed, consistently oriented 2-manifold every edge (a, b) is run once in each direction.
+  std::map<std::pair<int, int>, std::vector<int>> uses;  // undirected edge -> triangles
+  std::map<std::pair<int, int>, int> directed;
+  for (size_t k = 0; k < T.size(); ++k)
+    for (int e = 0; e < 3; ++e) {
+      const int a = T[k][e], b = T[k][(e + 1) % 3];
+      uses[{std::min(a, b), std::max(a, b)}].push_back(static_cast<int>(k));
+      const auto [it, fresh] = directed.emplace(std::make_pair(a, b), static_cast<int>(k));
+      if (!fresh && uses[{std::min(a, b), std::max(a, b)}].size() <= 2)
+        throw GeometryError(where, "a consistently oriented mesh (each edge run once in each direction), but in '" +
+                                       path + "' triangles " + std::to_string(it->second) + " and " +
+                                       std::to_string(k) + " both run the edge from vertex " + std::to_string(a) +
+                                       " to vertex " + std::to_string(b) + ": one of them is flipped");
     }
-  for (const auto& [edge, n] : uses)
-    if (n != 2) {
-      const Vec3& a = mesh.vertices[edge.first];
-      const Vec3& b = mesh.vertices[edge.second];
+  for (const auto& [edge, tris] : uses)
+    if (tris.size() != 2) {
       std::ostringstream msg;
-      msg << "a closed mesh (every edge shared by exactly two triangles), but in '" << path << "' the edge ("
-          << a.x() << ", " << a.y() << ", " << a.z() << ")-(" << b.x() << ", " << b.y() << ", " << b.z()
-          << ") is used by " << n << " triangle" << (n == 1 ? "" : "s");
+      msg << "a closed mesh (every edge shared by exactly two triangles), but in '" << path << "' the edge "
+          << point_text(V[edge.first]) << "-" << point_text(V[edge.second]) << " (vertices " << edge.first << " and "
+          << edge.second << ") is used by " << tris.size() << " triangle" << (tris.size() == 1 ? "" : "s") << " (";
+      for (size_t k = 0; k < tris.size(); ++k) msg << (k ? ", " : "") << tris[k];
+      msg << (tris.size() == 1 ? "): the mesh is open there" : "): the mesh is not a manifold there");
       throw GeometryError(where, msg.str());
     }
+  // Vertices: the triangles around each must form one fan (two cones touching at a vertex do not).
+  std::vector<std::vector<int>> around(V.size());
+  for (size_t k = 0; k < T.size(); ++k)
+    for (int v : T[k]) around[v].push_back(static_cast<int>(k));
+  for (size_t v = 0; v < V.size(); ++v) {
+    const auto& fan = around[v];
+    if (fan.empty()) continue;
+    // Walk from the first triangle across the edges at v; every triangle must be reached.
+    std::vector<int> seen{fan[0]}, todo{fan[0]};
+    while (!todo.empty()) {
+      const int k = todo.back();
+      todo.pop_back();
+      for (int e = 0; e < 3; ++e) {
+        const int a = T[k][e], b = T[k][(e + 1) % 3];
+        if (a != static_cast<int>(v) && b != static_cast<int>(v)) continue;
+        for (int other : uses[{std::min(a, b), std::max(a, b)}])
+          if (std::find(seen.begin(), seen.end(), other) == seen.end()) seen.push_back(other), todo.push_back(other);
+      }
+    }
+    if (seen.size() != fan.size())
+      throw GeometryError(where, "a manifold mesh (the triangles around each vertex form one fan), but in '" + path +
+                                     "' the triangles around vertex " + std::to_string(v) + " " + point_text(V[v]) +
+                                     " form separate fans (the surface touches itself there)");
+  }
+}
+
+void check_not_self_intersecting(const MeshLevelSet& m, const std::string& path, const SourceLocation& where) {
+  // Pairs of BVH nodes whose boxes overlap, down to leaf pairs; triangles sharing a vertex are skipped (they meet
+  // there by construction).
+  std::vector<std::pair<int, int>> stack{{0, 0}};
+  auto overlap = [&](const MeshBvhNode& a, const MeshBvhNode& b) {
+    return (a.lo.array() <= b.hi.array()).all() && (b.lo.array() <= a.hi.array()).all();
+  };
+  while (!stack.empty()) {
+    const auto [i, j] = stack.back();
+    stack.pop_back();
+    const MeshBvhNode &a = m.bvh[i], &b = m.bvh[j];
+    if (!overlap(a, b)) continue;
+    if (a.count > 0 && b.count > 0) {
+      for (int x = a.first; x < a.first + a.count; ++x)
+        for (int y = (i == j ? x + 1 : b.first); y < b.first + b.count; ++y) {
+          const auto &s = m.triangles[m.bvh_order[x]], &t = m.triangles[m.bvh_order[y]];
+          bool shared = false;
+          for (int p : s)
+            for (int q : t) shared = shared || p == q;
+          if (shared) continue;
+          const Vec3 sv[3] = {m.vertices[s[0]], m.vertices[s[1]], m.vertices[s[2]]};
+          const Vec3 tv[3] = {m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]]};
+          if (triangles_cross(sv, tv)) {
+            const int p = std::min(m.bvh_order[x], m.bvh_order[y]), q = std::max(m.bvh_order[x], m.bvh_order[y]);
+            throw GeometryError(where, "a mesh that does not intersect itself, but in '" + path + "' triangles " +
+                                           std::to_string(p) + " and " + std::to_string(q) + " cross");
+          }
+        }
+      continue;
+    }
+    // Descend into the larger (or the only inner) node; a node against itself splits into its children's pairs.
+    if (i == j) {
+      const int l = i + 1, r = a.right;
+      stack.push_back({l, l});
+      stack.push_back({r, r});
+      stack.push_back({l, r});
+    } else if (b.count > 0 || (a.count == 0 && (a.hi - a.lo).norm() >= (b.hi - b.lo).norm())) {
+      stack.push_back({i + 1, j});
+      stack.push_back({a.right, j});
+    } else {
+      stack.push_back({i, j + 1});
+      stack.push_back({i, b.right});
+    }
+  }
 }
 
 double polyhedron_volume(const TriangleMesh& mesh) {
@@ -233,13 +351,18 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
   for (Vec3& p : mesh.vertices) p *= scale;
   auto out = std::make_shared<MeshLevelSet>();
   out->volume = polyhedron_volume(mesh);
-  if (out->volume < 0) {  // inward-facing triangles: flip so the level set's sign is right
+  if (out->volume < 0) {
+    // Every triangle faces inward (a consistently oriented closed mesh with a negative volume): the file's winding
+    // is the other convention. The solid is unambiguous, so it is flipped, with a warning (docs/geometry.md).
+    std::cerr << "warning: mesh '" << path << "': its triangles all face inward (negative volume); flipped to face "
+                 "outward\n";
     for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
     out->volume = -out->volume;
   }
   out->vertices = mesh.vertices;
   out->triangles = mesh.triangles;
   build_bvh(*out);
+  check_not_self_intersecting(*out, path, where);
   out->lo = out->hi = mesh.vertices[0];
   for (const Vec3& p : mesh.vertices) out->lo = out->lo.cwiseMin(p), out->hi = out->hi.cwiseMax(p);
   const double extent = (out->hi - out->lo).maxCoeff();

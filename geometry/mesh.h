@@ -21,7 +21,9 @@ struct TriangleMesh {
 // Throws GeometryError at `where` if the file is missing, unreadable or empty.
 TriangleMesh read_mesh(const std::string& path, const SourceLocation& where);
 
-// Every edge must be shared by exactly two triangles (a closed 2-manifold); else GeometryError.
+// A closed, consistently oriented 2-manifold of non-degenerate triangles; else GeometryError naming the file, the
+// defect and where (triangle and vertex indices): a zero-area triangle, an open edge (used by one triangle), a
+// non-manifold edge (three or more) or vertex (separate fans), an edge run twice in one direction.
 void check_closed(const TriangleMesh& mesh, const std::string& path, const SourceLocation& where);
 
 // Volume of the closed polyhedron (divergence theorem), for tests and diagnostics.

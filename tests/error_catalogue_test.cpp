@@ -182,14 +182,14 @@ std::vector<Case> catalogue() {
       {"csg_overlapping_cells", replace(B, "      sphere: {radius: 0.1}\n",
                                         "      - sphere: {radius: 0.1}\n        name: left\n"
                                         "      - sphere: {radius: 0.1}\n        name: right\n        position: [0.15, 0, 0]\n"),
-       // Two R = 0.1 spheres 0.15 apart overlap in a lens of pi (4R + d)(2R - d)^2 / 12 = 3.5997e-4 m^3; the
-       // geometry check integrates it at 1e-2 relative tolerance.
+       // Two R = 0.1 spheres 0.15 apart overlap in a lens of pi (4R + d)(2R - d)^2 / 12 = 3.5997e-4 m^3, which the
+       // geometry check now has in closed form (two spherical caps).
        "@:11:9: error: bodies.ball.geometry[1]: expected disjoint cells (their overlap would be counted twice), "
-       "but cells 'left' and 'right' overlap by 0.000358074 m^3; subtract one from the other"},
+       "but cells 'left' and 'right' overlap by 0.000359974 m^3; subtract one from the other"},
       {"csg_difference_one_child", replace(B, "      sphere: {radius: 0.1}\n", "      difference:\n        - sphere: {radius: 0.1}\n"),
        "@:10:9: error: bodies.ball.geometry.difference: expected a list of at least 2 geometry nodes; got a list of 1 item"},
       {"mesh_not_closed", replace(B, "sphere: {radius: 0.1}", "mesh: {file: open_tetrahedron.obj}"),
-       "@:9:7: error: bodies.ball.geometry.mesh.file: expected a closed mesh (every edge shared by exactly two triangles), but in '%/open_tetrahedron.obj' the edge (0.1, 0, 0)-(0, 0.1, 0) is used by 1 triangle"},
+       "@:9:7: error: bodies.ball.geometry.mesh.file: expected a closed mesh (every edge shared by exactly two triangles), but in '%/open_tetrahedron.obj' the edge (0.1, 0, 0)-(0, 0.1, 0) (vertices 1 and 2) is used by 1 triangle (0): the mesh is open there"},
       {"mesh_missing_file", replace(B, "sphere: {radius: 0.1}", "mesh: {file: no_such_mesh.obj}"),
        "@:9:7: error: bodies.ball.geometry.mesh.file: expected a readable mesh file (OBJ or STL), but '%/no_such_mesh.obj' cannot be opened"},
       // ---- scripted impulses (lines 22-25 appended to the base: impulses: / - body: ball / at: 0.5 / linear) ----

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Deterministic benchmark meshes (issue 16): writes rock_700.obj, rock_100k.obj, bowl_1000.obj next to this file.
+
+rock: the surface r(u) = e(u) * (1 + 0.04 u_x u_y + 0.03 u_z^2) over the unit direction u, e(u) the ellipsoid
+(0.06, 0.05, 0.04) m, sampled on a latitude-longitude grid: 24 x 15 (672 triangles) and 316 x 159 (99 856
+triangles): the same shape at two resolutions. bowl: a solid of revolution with a cavity (outer and inner
+profiles joined by a rim, a flat foot), 0.12 m across, 1 008 triangles. Every mesh is checked closed (each
+directed edge has its twin), outward (positive signed volume) and of Euler characteristic 2."""
+import math
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rock(n_lon, n_lat):
+    a, b, c = 0.06, 0.05, 0.04
+
+    def point(th, ph):
+        u = (math.sin(th) * math.cos(ph), math.sin(th) * math.sin(ph), math.cos(th))
+        e = 1.0 / math.sqrt((u[0] / a) ** 2 + (u[1] / b) ** 2 + (u[2] / c) ** 2)
+        r = e * (1 + 0.04 * u[0] * u[1] + 0.03 * u[2] ** 2)
+        return (r * u[0], r * u[1], r * u[2])
+
+    v = [point(0, 0)]
+    for i in range(1, n_lat):
+        for j in range(n_lon):
+            v.append(point(math.pi * i / n_lat, 2 * math.pi * j / n_lon))
+    v.append(point(math.pi, 0))
+    south = len(v) - 1
+
+    def vid(i, j):
+        return 1 + (i - 1) * n_lon + (j % n_lon)
+
+    f = [(0, vid(1, j), vid(1, j + 1)) for j in range(n_lon)]
+    for i in range(1, n_lat - 1):
+        for j in range(n_lon):
+            f.append((vid(i, j), vid(i + 1, j), vid(i + 1, j + 1)))
+            f.append((vid(i, j), vid(i + 1, j + 1), vid(i, j + 1)))
+    f += [(south, vid(n_lat - 1, j + 1), vid(n_lat - 1, j)) for j in range(n_lon)]
+    return v, f
+
+
+def revolve(profile, n):
+    """A closed solid of revolution about z from a closed profile [(r, z)] traversed so that the solid is on its
+    left; the first and last points lie on the axis (r = 0)."""
+    v, f = [], []
+    ids = []
+    for (r, z) in profile:
+        if r == 0:
+            v.append((0.0, 0.0, z))
+            ids.append([len(v) - 1] * n)
+        else:
+            row = []
+            for j in range(n):
+                ph = 2 * math.pi * j / n
+                v.append((r * math.cos(ph), r * math.sin(ph), z))
+                row.append(len(v) - 1)
+            ids.append(row)
+    for k in range(len(profile) - 1):
+        p, q = ids[k], ids[k + 1]
+        for j in range(n):
+            j1 = (j + 1) % n
+            if p[j] != p[j1]:  # a band between two rings, or a ring and the axis
+                f.append((p[j], p[j1], q[j1]))
+                if q[j] != q[j1]:
+                    f.append((p[j], q[j1], q[j]))
+            else:  # from the axis to a ring
+                f.append((p[j], q[j1], q[j]))
+    return v, f
+
+
+def bowl():
+    # Outer profile from the foot's centre out and up to the rim, then the inner profile back down to the
+    # cavity's bottom on the axis. Radii in m.
+    prof = [(0.0, 0.0), (0.03, 0.0), (0.032, 0.004)]
+    for k in range(1, 7):
+        t = k / 6
+        prof.append((0.032 + 0.028 * math.sin(t * math.pi / 2), 0.004 + 0.036 * t))
+    prof.append((0.056, 0.04))  # the rim's inner edge
+    for k in range(1, 7):
+        t = k / 6
+        prof.append((0.056 - 0.05 * math.sin(t * math.pi / 2) if k < 6 else 0.008, 0.04 - 0.03 * t))
+    prof.append((0.0, 0.01))
+    # The profile runs outward at the bottom and inward at the top: the solid lies on its left when seen from
+    # outside, so the faces come out inward; flip below if the signed volume is negative.
+    return revolve(prof, 36)
+
+
+def check(v, f, name):
+    edges = {}
+    for t in f:
+        for k in range(3):
+            e = (t[k], t[(k + 1) % 3])
+            assert e not in edges, f"{name}: edge {e} used twice in one direction"
+            edges[e] = True
+    for (a, b) in edges:
+        assert (b, a) in edges, f"{name}: open edge {(a, b)}"
+    vol = sum(
+        (v[a][0] * (v[b][1] * v[c][2] - v[b][2] * v[c][1]) - v[a][1] * (v[b][0] * v[c][2] - v[b][2] * v[c][0])
+         + v[a][2] * (v[b][0] * v[c][1] - v[b][1] * v[c][0])) for (a, b, c) in f) / 6
+    euler = len(v) - len(edges) // 2 + len(f)
+    for t in f:
+        assert len(set(t)) == 3, f"{name}: degenerate triangle {t}"
+    return vol, euler
+
+
+def write(name, v, f):
+    vol, euler = check(v, f, name)
+    if vol < 0:
+        f = [(a, c, b) for (a, b, c) in f]
+        vol = -vol
+    assert euler == 2, f"{name}: Euler characteristic {euler}"
+    with open(os.path.join(HERE, name), "w") as out:
+        out.write(f"# {name}: {len(f)} triangles, volume {vol:.9e} m^3 (benchmarks/meshes/make_meshes.py)\n")
+        for p in v:
+            out.write("v %.12g %.12g %.12g\n" % p)
+        for t in f:
+            out.write("f %d %d %d\n" % (t[0] + 1, t[1] + 1, t[2] + 1))
+    print(f"{name}: {len(v)} vertices, {len(f)} triangles, volume {vol:.6e} m^3, Euler characteristic {euler}")
+
+
+if __name__ == "__main__":
+    write("rock_700.obj", *rock(24, 15))
+    write("rock_100k.obj", *rock(316, 159))
+    write("bowl_1000.obj", *bowl())
