@@ -174,6 +174,26 @@ void build_bvh(MeshLevelSet& m) {
     jobs.push_back({job.first + half, job.count - half, at});
     jobs.push_back({job.first, half, -1});
   }
+  // Tetrahedron sums, children before parents (children have larger indices).
+  for (int k = static_cast<int>(m.bvh.size()) - 1; k >= 0; --k) {
+    MeshBvhNode& node = m.bvh[k];
+    if (node.count > 0) {
+      for (int i = node.first; i < node.first + node.count; ++i) {
+        const auto& t = m.triangles[m.bvh_order[i]];
+        const Vec3 &a = m.vertices[t[0]], &b = m.vertices[t[1]], &c = m.vertices[t[2]];
+        const double V = a.dot(b.cross(c)) / 6;
+        const Vec3 sum = a + b + c;
+        node.m0 += V;
+        node.m1 += V / 4 * sum;
+        node.m2 += V / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose());
+      }
+    } else {
+      const MeshBvhNode &l = m.bvh[k + 1], &r = m.bvh[node.right];
+      node.m0 = l.m0 + r.m0;
+      node.m1 = l.m1 + r.m1;
+      node.m2 = l.m2 + r.m2;
+    }
+  }
 }
 
 }  // namespace

@@ -35,6 +35,11 @@ struct MeshBvhNode {
   Vec3 lo, hi;
   int first = 0, count = 0;  // count > 0: a leaf
   int right = 0;
+  // Σ over the node's triangles of the signed tetrahedra from the frame's origin: ∫dV, ∫x dV, ∫x xᵀ dV. A node
+  // wholly inside a half-space adds these at once (geometry/mesh_clip.cpp).
+  double m0 = 0;
+  Vec3 m1 = Vec3::Zero();
+  Mat3 m2 = Mat3::Zero();
 };
 
 // The mesh converted once to a narrow-band (outside) / filled (inside) level set in its own frame.

@@ -78,6 +78,68 @@ RawMoments mesh_planes_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, 
     if (reach(pl, mesh.lo, mesh.hi, false) > 0) return {};  // the whole bounding box is outside
     if (reach(pl, mesh.lo, mesh.hi, true) > 0) cutting.push_back(pl);
   }
+  if (cutting.size() == 1) {
+    // One cutting plane (a body on a floor or a table top): whole BVH nodes inside it add their tetrahedron sums
+    // (from the mesh frame's origin, so they need no apex of the query's), triangles across it are clipped, and the
+    // cap is a fan over their cut segments; the cost is the triangles along the waterline, not those under it.
+    const Plane& pl = cutting.front();
+    std::vector<int> inside_nodes, leaf_triangles;
+    std::vector<int> stack{0};
+    while (!stack.empty()) {
+      const int at = stack.back();
+      stack.pop_back();
+      const MeshBvhNode& node = mesh.bvh[at];
+      if (reach(pl, node.lo, node.hi, false) > 0) continue;  // wholly outside
+      if (reach(pl, node.lo, node.hi, true) <= 0) {          // wholly inside
+        inside_nodes.push_back(at);
+      } else if (node.count == 0) {
+        stack.push_back(node.right);
+        stack.push_back(at + 1);
+      } else {
+        for (int k = node.first; k < node.first + node.count; ++k) leaf_triangles.push_back(mesh.bvh_order[k]);
+      }
+    }
+    // The apex: on the plane near the region when no whole node is inside (a shallow contact: its moments then keep
+    // their digits, and the cap adds nothing); else the mesh frame's origin, which the node sums use (the region is
+    // then at least a node across, so the moments about the origin lose little).
+    Vec3 apex = Vec3::Zero();
+    if (inside_nodes.empty()) {
+      if (leaf_triangles.empty()) return {};
+      Vec3 x0 = mesh.vertices[mesh.triangles[leaf_triangles.front()][0]];  // the deepest vertex, projected
+      for (int k : leaf_triangles)
+        for (int v : mesh.triangles[k])
+          if (pl.n.dot(mesh.vertices[v]) < pl.n.dot(x0)) x0 = mesh.vertices[v];
+      apex = x0 - pl.n * (pl.n.dot(x0) - pl.d);
+    }
+    RawMoments m;
+    for (int k : inside_nodes) {
+      m.m0 += mesh.bvh[k].m0;
+      m.m1 += mesh.bvh[k].m1;
+      m.m2 += mesh.bvh[k].m2;
+    }
+    std::vector<std::array<Vec3, 2>> cut;
+    std::vector<Tri> one(1);
+    for (int k : leaf_triangles) {
+      const auto& t = mesh.triangles[k];
+      one.assign(1, Tri{mesh.vertices[t[0]] - apex, mesh.vertices[t[1]] - apex, mesh.vertices[t[2]] - apex});
+      clip_soup(one, Plane{pl.n, pl.d - pl.n.dot(apex)}, inside_nodes.empty() ? nullptr : &cut);
+      for (const Tri& piece : one) add_tetrahedron(piece[0], piece[1], piece[2], m);
+    }
+    if (!(m.m0 > 0)) return {};
+    if (!cut.empty()) {  // the cap, seen from the origin (apex = 0 here)
+      const Vec3 x0 = cut.front()[0];
+      const Vec3 fan = x0 - pl.n * (pl.n.dot(x0) - pl.d);
+      for (const auto& seg : cut) add_tetrahedron(fan, seg[0], seg[1], m);
+    }
+    // To the query frame: x = R (apex + z) + t.
+    const Vec3 c = R * apex + mesh_pose.position;
+    const Vec3 Rm1 = R * m.m1;
+    RawMoments out;
+    out.m0 = m.m0;
+    out.m1 = Rm1 + m.m0 * c;
+    out.m2 = R * m.m2 * R.transpose() + Rm1 * c.transpose() + c * Rm1.transpose() + m.m0 * c * c.transpose();
+    return out;
+  }
   std::vector<Tri> soup;
   auto triangle = [&](int k) {
     const auto& t = mesh.triangles[k];
