@@ -59,6 +59,34 @@ void clip_soup(std::vector<Tri>& soup, const Plane& pl, std::vector<std::array<V
   soup.swap(out);
 }
 
+// One triangle (coordinates relative to the apex) clipped by n·x <= d: its kept part's tetrahedra go into m, its cut
+// segment (p_in → p_out, the cap's direction) into `cut` when given. Allocates nothing (the single-plane path's
+// inner loop).
+void add_clipped_triangle(const Tri& t, const Plane& pl, RawMoments& m, std::vector<std::array<Vec3, 2>>* cut) {
+  double dist[3];
+  int inside = 0;
+  for (int k = 0; k < 3; ++k) inside += (dist[k] = pl.n.dot(t[k]) - pl.d) <= 0;
+  if (inside == 0) return;
+  if (inside == 3) {
+    add_tetrahedron(t[0], t[1], t[2], m);
+    return;
+  }
+  std::array<Vec3, 4> poly;
+  int n = 0;
+  Vec3 exit_point, entry_point;
+  for (int k = 0; k < 3; ++k) {
+    const int j = (k + 1) % 3;
+    if (dist[k] <= 0) poly[n++] = t[k];
+    if ((dist[k] <= 0) != (dist[j] <= 0)) {
+      const Vec3 x = t[k] + (t[j] - t[k]) * (dist[k] / (dist[k] - dist[j]));
+      poly[n++] = x;
+      (dist[k] <= 0 ? exit_point : entry_point) = x;
+    }
+  }
+  for (int k = 1; k + 1 < n; ++k) add_tetrahedron(poly[0], poly[k], poly[k + 1], m);
+  if (cut) cut->push_back({entry_point, exit_point});
+}
+
 }  // namespace
 
 RawMoments mesh_planes_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const std::vector<Plane>& planes) {
@@ -118,12 +146,11 @@ RawMoments mesh_planes_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, 
       m.m2 += mesh.bvh[k].m2;
     }
     std::vector<std::array<Vec3, 2>> cut;
-    std::vector<Tri> one(1);
+    const Plane shifted{pl.n, pl.d - pl.n.dot(apex)};
     for (int k : leaf_triangles) {
       const auto& t = mesh.triangles[k];
-      one.assign(1, Tri{mesh.vertices[t[0]] - apex, mesh.vertices[t[1]] - apex, mesh.vertices[t[2]] - apex});
-      clip_soup(one, Plane{pl.n, pl.d - pl.n.dot(apex)}, inside_nodes.empty() ? nullptr : &cut);
-      for (const Tri& piece : one) add_tetrahedron(piece[0], piece[1], piece[2], m);
+      add_clipped_triangle(Tri{mesh.vertices[t[0]] - apex, mesh.vertices[t[1]] - apex, mesh.vertices[t[2]] - apex},
+                           shifted, m, inside_nodes.empty() ? nullptr : &cut);
     }
     if (!(m.m0 > 0)) return {};
     if (!cut.empty()) {  // the cap, seen from the origin (apex = 0 here)

@@ -2,8 +2,8 @@
 """Deterministic benchmark meshes (issue 16): writes rock_700.obj, rock_100k.obj, bowl_1000.obj next to this file.
 
 rock: the surface r(u) = e(u) * (1 + 0.04 u_x u_y + 0.03 u_z^2) over the unit direction u, e(u) the ellipsoid
-(0.06, 0.05, 0.04) m, sampled on a latitude-longitude grid: 24 x 15 (672 triangles) and 316 x 159 (99 856
-triangles): the same shape at two resolutions. bowl: a solid of revolution with a cavity (outer and inner
+(0.06, 0.05, 0.04) m, sampled on a latitude-longitude grid of 24 x 15 (672 triangles), and the same shape over an
+geodesic sphere of 100 820 nearly equal triangles (each icosahedron face split 71 x 71). bowl: a solid of revolution with a cavity (outer and inner
 profiles joined by a rim, a flat foot), 0.12 m across, 1 008 triangles. Every mesh is checked closed (each
 directed edge has its twin), outward (positive signed volume) and of Euler characteristic 2."""
 import math
@@ -12,31 +12,44 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def rock(n_lon, n_lat):
+def rock_point(u):
+    """The rock's surface point in the unit direction u."""
     a, b, c = 0.06, 0.05, 0.04
+    e = 1.0 / math.sqrt((u[0] / a) ** 2 + (u[1] / b) ** 2 + (u[2] / c) ** 2)
+    r = e * (1 + 0.04 * u[0] * u[1] + 0.03 * u[2] ** 2)
+    return (r * u[0], r * u[1], r * u[2])
 
-    def point(th, ph):
-        u = (math.sin(th) * math.cos(ph), math.sin(th) * math.sin(ph), math.cos(th))
-        e = 1.0 / math.sqrt((u[0] / a) ** 2 + (u[1] / b) ** 2 + (u[2] / c) ** 2)
-        r = e * (1 + 0.04 * u[0] * u[1] + 0.03 * u[2] ** 2)
-        return (r * u[0], r * u[1], r * u[2])
 
-    v = [point(0, 0)]
-    for i in range(1, n_lat):
-        for j in range(n_lon):
-            v.append(point(math.pi * i / n_lat, 2 * math.pi * j / n_lon))
-    v.append(point(math.pi, 0))
-    south = len(v) - 1
+def rock_geodesic(n):
+    """The same rock over a geodesic sphere: each icosahedron face split into n x n nearly equal triangles (20 n^2
+    in all; no slivers meeting at a pole, as a scanned or remeshed part has)."""
+    t = (1 + math.sqrt(5)) / 2
+    ico = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t), (0, 1, -t),
+           (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
+    faces = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2),
+             (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11),
+             (6, 2, 10), (8, 6, 7), (9, 8, 1)]
+    v, index, f = [], {}, []
 
-    def vid(i, j):
-        return 1 + (i - 1) * n_lon + (j % n_lon)
+    def vertex(face, i, j):
+        # Grid point (i, j) of the face (i + j <= n), keyed by its exact barycentric position among the
+        # icosahedron's corners so that neighbouring faces share their edge points.
+        a, b, c = face
+        w = {a: n - i - j, b: i, c: j}
+        key = tuple(sorted((k, x) for k, x in w.items() if x))
+        if key not in index:
+            p = [sum(ico[k][d] * x for k, x in key) for d in range(3)]
+            r = math.sqrt(sum(y * y for y in p))
+            v.append(rock_point([y / r for y in p]))
+            index[key] = len(v) - 1
+        return index[key]
 
-    f = [(0, vid(1, j), vid(1, j + 1)) for j in range(n_lon)]
-    for i in range(1, n_lat - 1):
-        for j in range(n_lon):
-            f.append((vid(i, j), vid(i + 1, j), vid(i + 1, j + 1)))
-            f.append((vid(i, j), vid(i + 1, j + 1), vid(i, j + 1)))
-    f += [(south, vid(n_lat - 1, j + 1), vid(n_lat - 1, j)) for j in range(n_lon)]
+    for face in faces:
+        for i in range(n):
+            for j in range(n - i):
+                f.append((vertex(face, i, j), vertex(face, i + 1, j), vertex(face, i, j + 1)))
+                if i + j + 1 < n:
+                    f.append((vertex(face, i + 1, j), vertex(face, i + 1, j + 1), vertex(face, i, j + 1)))
     return v, f
 
 
@@ -120,6 +133,6 @@ def write(name, v, f):
 
 
 if __name__ == "__main__":
-    write("rock_700.obj", *rock(24, 15))
-    write("rock_100k.obj", *rock(316, 159))
+    write("rock_700.obj", *rock_geodesic(6))
+    write("rock_100k.obj", *rock_geodesic(71))
     write("bowl_1000.obj", *bowl())
