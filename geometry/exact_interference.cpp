@@ -418,14 +418,16 @@ namespace {
 // A solid of revolution about the unit axis a through c whose slice at height τ ∈ [lo, hi] (along a, from c) is the
 // disc of radius² r²(τ) = q0 + 2 q1 τ + q2 τ² (a ball: R², 0, −1; a frustum: (ρ0 + ρ1 τ)²), clipped by every plane.
 // Each plane is, in the slice at τ, the line g·x <= β0 + β1 τ; a plane parallel to the slices bounds τ instead.
-// Pieces per interval between break points: one 8-point rule per interval left ~1e-7 of V on a half ball cut by a
-// plane (the onset's higher terms); four leave ~1e-10 (tests/geometry_primitive_planes_test.cpp).
+// Pieces per interval between break points: one 8-point rule per interval leaves up to ~1e-7 of V (a half ball cut
+// by a plane: the onset's higher terms; a ball over a table's edge: ≤ 7e-7, docs/geometry.md), four ~1e-10
+// (tests/geometry_primitive_planes_test.cpp) at four times the cost. The ball keeps one (ball_on_table's roll over
+// the edge keeps its speed); the frustum, the capsule's half balls and the ellipsoid take four.
 constexpr int kSlicePieces = 4;
 
 // radius(τ) gives r(τ) itself, computed without the quadratic's cancellation (a cone's tip, a ball's pole).
 template <class Radius>
 RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double hi, double q0, double q1, double q2,
-                                const std::vector<Plane>& planes, Radius radius) {
+                                const std::vector<Plane>& planes, Radius radius, int pieces) {
   RawMoments out;
   const Vec3 u = a.unitOrthogonal(), w = a.cross(u);
   struct Moving {
@@ -517,7 +519,7 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
       run.push_back(kept[k]);
       continue;
     }
-    if (run.size() >= 2) m += integrate_slices(c, a, u, w, run, tau0, Vec2::Zero(), slice_at, kSlicePieces);
+    if (run.size() >= 2) m += integrate_slices(c, a, u, w, run, tau0, Vec2::Zero(), slice_at, pieces);
     run.clear();
   }
   return m;
@@ -525,9 +527,10 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
 
 }  // namespace
 
-RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis) {
+RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis,
+                                 int pieces) {
   return sliced_round_moments(c, axis.normalized(), -R, R, R * R, 0, -1, planes,
-                              [R](double tau) { return std::sqrt(std::max((R - tau) * (R + tau), 0.0)); });
+                              [R](double tau) { return std::sqrt(std::max((R - tau) * (R + tau), 0.0)); }, pieces);
 }
 
 RawMoments frustum_planes_moments(const Vec3& c, const Vec3& axis, double r0, double r1, double length,
@@ -537,10 +540,10 @@ RawMoments frustum_planes_moments(const Vec3& c, const Vec3& axis, double r0, do
   return sliced_round_moments(c, axis.normalized(), -half, half, rho0 * rho0, rho0 * rho1, rho1 * rho1, planes,
                               [=](double tau) {  // from the nearer end, so a cone's tip keeps its digits
                                 return std::max(tau > 0 ? r1 - rho1 * (half - tau) : r0 + rho1 * (tau + half), 0.0);
-                              });
+                              }, kSlicePieces);
 }
 
-RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes) {
+RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes, int pieces) {
   const Plane* deepest = nullptr;
   double deepest_delta = -R;
   for (const Plane& pl : planes) {
@@ -552,7 +555,7 @@ RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>
   // The cap of the deepest plane is the whole region when it stays inside every other plane.
   for (const Plane& other : planes)
     if (&other != deepest && other.n.dot(c) - other.d > -R && cap_clearance(c, R, *deepest, other) < 0)
-      return sliced_sphere_moments(c, R, planes, deepest->n);
+      return sliced_sphere_moments(c, R, planes, deepest->n, pieces);
   return sphere_cap_moments(c, R, *deepest);
 }
 
@@ -566,7 +569,7 @@ RawMoments capsule_planes_moments(const Vec3& c, const Vec3& axis, double radius
   for (const double side : {1.0, -1.0}) {
     const Vec3 end = c + side * 0.5 * length * a;
     more.back() = Plane{-side * a, -side * a.dot(end)};  // side·a·x >= side·a·end
-    m += ball_planes_moments(end, radius, more);
+    m += ball_planes_moments(end, radius, more, kSlicePieces);
   }
   return m;
 }
@@ -589,7 +592,7 @@ RawMoments ellipsoid_planes_moments(const Vec3& c, const Mat3& rotation, const V
   const Vec3 p = deepest && deepest->d < 1 ? Vec3(deepest->n * 0.5 * (std::max(deepest->d, -1.0) - 1)) : Vec3::Zero();
   std::vector<Plane> about_p = mapped;
   for (Plane& pl : about_p) pl.d -= pl.n.dot(p);
-  const RawMoments mu = ball_planes_moments(-p, 1.0, about_p);
+  const RawMoments mu = ball_planes_moments(-p, 1.0, about_p, kSlicePieces);
   // Back to x about the query origin: x = c' + A v with c' = c + A p (eq. A.25's moments transform linearly).
   const double det = radii.prod();
   const Vec3 cp = c + A * p, Am1 = A * mu.m1;
