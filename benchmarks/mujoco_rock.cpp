@@ -85,11 +85,11 @@ int main(int argc, char** argv) {
     <geom name="table" type="box" size="0.5 0.5 0.05" pos="0 0 -0.05" condim="3" friction="0.3"/>
     <body name="rock" pos="0 0 0.0472" euler="8 -5 20">
       <freejoint/>
-      <geom name="rock" type="mesh" mesh="rock" density="2700" condim="3" friction="0.3"/>
+      <geom name="rock" type="mesh" mesh="rock" mass="%.9g" condim="3" friction="0.3"/>
     </body>
   </worldbody>
 </mujoco>)",
-                step);
+                step, 2700 * volume);  // the mass from the mesh's own volume (MuJoCo 2.2's differs by 11 %)
   if (FILE* f = std::fopen("mujoco_rock.xml", "w")) {
     std::fputs(xml, f);
     std::fclose(f);

@@ -419,10 +419,10 @@ namespace {
 // disc of radius² r²(τ) = q0 + 2 q1 τ + q2 τ² (a ball: R², 0, −1; a frustum: (ρ0 + ρ1 τ)²), clipped by every plane.
 // Each plane is, in the slice at τ, the line g·x <= β0 + β1 τ; a plane parallel to the slices bounds τ instead.
 // Pieces per interval between break points: one 8-point rule per interval leaves up to ~1e-7 of V (a half ball cut
-// by a plane: the onset's higher terms; a ball over a table's edge: ≤ 7e-7, docs/geometry.md), four ~1e-10
-// (tests/geometry_primitive_planes_test.cpp) at four times the cost. The ball keeps one (ball_on_table's roll over
-// the edge keeps its speed); the frustum, the capsule's half balls and the ellipsoid take four.
-constexpr int kSlicePieces = 4;
+// by a plane: the onset's higher terms; a ball over a table's edge: ≤ 7e-7, docs/geometry.md), two < 1e-9
+// (tests/geometry_primitive_planes_test.cpp) at twice the cost. The ball keeps one (ball_on_table's roll over the
+// edge keeps its speed); the frustum, the capsule's half balls and the ellipsoid take two.
+constexpr int kSlicePieces = 2;
 
 // radius(τ) gives r(τ) itself, computed without the quadratic's cancellation (a cone's tip, a ball's pole).
 template <class Radius>
@@ -447,6 +447,12 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
     lines.push_back({g / gn, rest / gn, -na / gn});
   }
   if (!(lo < hi)) return out;
+  // A line beyond the widest disc at both ends of the range never cuts (r(τ) <= r_max, β(τ) linear): the far
+  // faces of a box table cost nothing.
+  const double r_max = std::max({radius(lo), radius(hi), q2 < 0 ? std::sqrt(std::max(q0 - q1 * q1 / q2, 0.0)) : 0.0});
+  lines.erase(std::remove_if(lines.begin(), lines.end(),
+                             [&](const Moving& l) { return l.b0 + l.b1 * lo >= r_max && l.b0 + l.b1 * hi >= r_max; }),
+              lines.end());
   if (q1 == 0 && q2 == 0) {
     // A cylinder whose lines do not move along it (on its side against planes parallel to its axis, to 1e-14 of
     // its radius over its length): every slice is the same, and the sum over τ is exact in closed form.
