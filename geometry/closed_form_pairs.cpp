@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "geometry/convex_mesh.h"
 #include "geometry/exact_interference.h"
 #include "geometry/mesh_clip.h"
 #include "geometry/primitive_planes.h"
@@ -194,6 +195,18 @@ std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pos
     return solid_planes_moments(s, planes);
   }
   if (solids.size() == 2 && holes.empty()) {
+    // A convex mesh is the intersection of its facets' half-spaces: near the overlap box, of the few facets there.
+    for (int k = 0; k < 2; ++k) {
+      const Placed& mesh = solids[k];
+      if (mesh.prim->primitive.kind != PrimitiveKind::Mesh || !mesh.prim->mesh->convex) continue;
+      std::vector<Plane> all = planes;
+      const std::vector<Plane> facets = convex_mesh_planes_in_box(*mesh.prim->mesh, mesh.pose, lo, hi);
+      all.insert(all.end(), facets.begin(), facets.end());
+      const Placed& other = solids[1 - k];
+      if (other.prim->primitive.kind == PrimitiveKind::Sphere)
+        return ball_planes_moments(other.pose.position, other.prim->primitive.radius, all);
+      return solid_planes_moments(other, all);
+    }
     const Placed *x = &solids[0], *y = &solids[1];
     if (!is_sphere(*x)) std::swap(x, y);
     if (!is_sphere(*x)) return std::nullopt;

@@ -19,4 +19,11 @@ namespace vcsim::geo {
 // Nothing when it is not.
 std::optional<std::vector<Plane>> convex_facet_planes(const TriangleMesh& mesh);
 
+// The half-spaces (in the query frame) whose intersection with the box [lo, hi] (query frame) is the convex mesh
+// placed by mesh_pose ∩ the box: the box's six faces and the facets whose triangles' bounds meet the box (found
+// through the mesh's BVH). When no facet meets the box, the box lies wholly inside or wholly outside: one plane
+// that holds the box or misses it stands for the mesh.
+std::vector<Plane> convex_mesh_planes_in_box(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo,
+                                             const Vec3& hi);
+
 }  // namespace vcsim::geo

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "geometry/convex_mesh.h"
 #include "geometry/geometry_error.h"
 
 namespace vcsim::geo {
@@ -383,6 +384,7 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
   out->triangles = mesh.triangles;
   build_bvh(*out);
   check_not_self_intersecting(*out, path, where);
+  out->convex = convex_facet_planes(mesh).has_value();
   out->lo = out->hi = mesh.vertices[0];
   for (const Vec3& p : mesh.vertices) out->lo = out->lo.cwiseMin(p), out->hi = out->hi.cwiseMax(p);
   const double extent = (out->hi - out->lo).maxCoeff();

@@ -55,6 +55,7 @@ struct MeshLevelSet {
   std::vector<std::array<int, 3>> triangles;  // outward-oriented (flipped at load if the file's face inward)
   std::vector<MeshBvhNode> bvh;               // over the triangles (geometry/mesh_clip.h uses it)
   std::vector<int> bvh_order;                 // triangle indices in leaf order
+  bool convex = false;  // the solid is convex: the intersection of its triangles' half-spaces (geometry/convex_mesh.h)
 };
 
 std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,

@@ -4,9 +4,10 @@
 // a cap keeps it one: the cap is a fan from a point on the plane over the cut segments, each taken against the
 // direction of the clipped triangle's new edge, so it is right for any number of loops, holes included (a
 // non-convex mesh), and clipping is linear, so the caps of earlier planes are clipped by later ones like any other
-// triangle. The region's moments are then sums of signed tetrahedra from an apex O over the clipped triangles.
-// With O on the last plane, that plane's cap adds nothing and is not built. Only triangles that reach into the
-// first plane's half-space are touched: a bounded mesh meets a half-space only through its surface, so when none
+// triangle. The region's moments are then sums of signed tetrahedra from an apex O over the clipped triangles,
+// with O a point of the region. With one cutting plane and O on it, the cap adds nothing and is not built, and whole
+// BVH nodes inside the plane add their precomputed sums. Only triangles that reach into the most restrictive
+// plane's half-space are touched: a bounded mesh meets a half-space only through its surface, so when none
 // does the region is empty.
 #include "geometry/mesh_clip.h"
 
@@ -198,22 +199,20 @@ RawMoments mesh_planes_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, 
     }
     if (soup.empty()) return {};
     std::vector<std::array<Vec3, 2>> cut;
-    for (size_t p = 0; p < cutting.size(); ++p) {
-      const Plane& pl = cutting[p];
-      const bool last = p + 1 == cutting.size();
+    for (const Plane& pl : cutting) {
       cut.clear();
-      clip_soup(soup, pl, last ? nullptr : &cut);
+      clip_soup(soup, pl, &cut);
       if (soup.empty()) return {};
-      if (!last && !cut.empty()) {
+      if (!cut.empty()) {
         // The cap: a fan from a point of the plane near the cut over every cut segment.
         const Vec3 x0 = cut.front()[0];
         const Vec3 fan = x0 - pl.n * (pl.n.dot(x0) - pl.d);
         for (const auto& seg : cut) soup.push_back({fan, seg[0], seg[1]});
       }
     }
-    // The apex on the last plane (its cap is not built) near the region: the first soup vertex's projection.
-    const Plane& pl = cutting.back();
-    apex = soup.front()[0] - pl.n * (pl.n.dot(soup.front()[0]) - pl.d);
+    // The apex: a point of the region (every clipped vertex is one), so the tetrahedra stay small and a thin
+    // region keeps its digits.
+    apex = soup.front()[0];
   }
   RawMoments m;  // about the apex, mesh axes
   for (const Tri& t : soup) add_tetrahedron(t[0] - apex, t[1] - apex, t[2] - apex, m);

@@ -91,6 +91,8 @@ Interference against(const Cell& c, const Pose& pose, const std::vector<Primitiv
 
 void check_same(const Interference& x, double V, const Vec3& centroid, const Mat3& J, double tol) {
   REQUIRE(x.overlap);
+  INFO("V err " << x.volume / V - 1 << ", centroid err / V^(1/3) " << (x.centroid - centroid).norm() / std::cbrt(V)
+                << ", J err " << (x.inertia - J).norm() / J.norm());
   CHECK(x.columns == 0);
   CHECK(std::abs(x.volume / V - 1) < tol);
   CHECK((x.centroid - centroid).norm() < tol * std::cbrt(V));
@@ -275,4 +277,51 @@ TEST_CASE("A 100 000-triangle mesh against a plane: the cap within its faceting 
   INFO("V " << x.volume << " cap " << V);
   CHECK(x.columns == 0);
   CHECK(std::abs(x.volume / V - 1) < 2e-3);  // chords of π/224 rad: ~(π/224)² = 2e-4 of the cap, with margin
+}
+
+TEST_CASE("Against a convex mesh (issue 17): a mesh on a mesh slab, two convex meshes, a ball on a convex mesh",
+          "[geometry][mesh]") {
+  // The slab: a 12-triangle box mesh, 0.4 x 0.4 x 0.1, top at z = 0, and the same box as a primitive.
+  Solid slab;
+  for (int k = 0; k < 8; ++k) slab.v.emplace_back(k & 1 ? 0.2 : -0.2, k & 2 ? 0.2 : -0.2, k & 4 ? 0.0 : -0.1);
+  const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  for (const auto& q : quads) {
+    slab.f.push_back({q[0], q[1], q[2]});
+    slab.f.push_back({q[0], q[2], q[3]});
+  }
+  const Cell slab_mesh = mesh_cell(write_obj(slab, "slab"));
+  const Cell slab_box = make_cell({box(Vec3(0.4, 0.4, 0.1), Pose{Vec3(0, 0, -0.05), Quat::Identity()})});
+  const Solid s = bipyramid(20, 0.05, 0.03);
+  const Cell rock = mesh_cell(write_obj(s, "bipyramid20"));
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 6; ++trial) {
+    const Quat q = random_rotation(rng);
+    double low = 1e300;
+    for (const Vec3& v : s.v) low = std::min(low, (q * v).z());
+    // Resting depths to deep, and one over the slab's edge (x = 0.2).
+    const Pose pose{Vec3(trial == 5 ? 0.2 : 0.05, 0.01, -low - std::pow(10.0, -4.7 + 0.5 * trial)), q};
+    const Interference x = interference(rock, pose, slab_mesh, Pose{});
+    const Interference r = interference(rock, pose, slab_box, Pose{});  // mesh against planes (tested above)
+    INFO("trial " << trial << " V " << x.volume << " ref " << r.volume);
+    check_same(x, r.volume, r.centroid, r.inertia, 1e-9);
+    // Two convex meshes: the reference is the same rock as its half-spaces against the slab mesh.
+    std::vector<Primitive> cut;
+    for (Primitive p : facet_planes(s)) {
+      p.pose = pose.compose(p.pose);
+      cut.push_back(p);
+    }
+    const Interference r2 = interference(make_cell(cut), Pose{}, slab_box, Pose{});
+    check_same(x, r2.volume, r2.centroid, r2.inertia, 1e-9);
+  }
+  // A ball on the convex rock: the ball clipped by the facets near it, against the ball clipped by all 40 facets
+  // written as half-spaces (the facet selection is what is tested; both slice the ball, whose quadrature is good to
+  // ~7e-7 and places its break points by the planes it is given: 2e-6).
+  const Cell ball = make_cell({sphere(0.02)});
+  for (const double depth : {1e-4, 2e-3}) {
+    const Pose ball_pose{Vec3(0.0004, 0.0003, 0.03 + 0.02 - depth), Quat::Identity()};  // on the upper apex
+    const Interference x = interference(ball, ball_pose, rock, Pose{});
+    const Interference r = interference(ball, ball_pose, make_cell(facet_planes(s)), Pose{});
+    INFO("ball depth " << depth << " V " << x.volume << " ref " << r.volume);
+    check_same(x, r.volume, r.centroid, r.inertia, 2e-6);
+  }
 }
