@@ -4,7 +4,8 @@
 rock: the surface r(u) = e(u) * (1 + 0.04 u_x u_y + 0.03 u_z^2) over the unit direction u, e(u) the ellipsoid
 (0.06, 0.05, 0.04) m, sampled on a latitude-longitude grid of 24 x 15 (672 triangles), and the same shape over an
 geodesic sphere of 100 820 nearly equal triangles (each icosahedron face split 71 x 71). bowl: a solid of revolution with a cavity (outer and inner
-profiles joined by a rim, a flat foot), 0.12 m across, 1 008 triangles. Every mesh is checked closed (each
+profiles joined by a rim, a flat foot), 0.12 m across, 1 080 triangles. slab: the 1 x 1 x 0.1 m table as 12
+triangles. Every mesh is checked closed (each
 directed edge has its twin), outward (positive signed volume) and of Euler characteristic 2."""
 import math
 import os
@@ -99,6 +100,16 @@ def bowl():
     return revolve(prof, 36)
 
 
+def slab():
+    """A 1 x 1 x 0.1 m box as 12 triangles, top face at z = 0.05 (centred): the table as a mesh."""
+    v = [(x, y, z) for z in (-0.05, 0.05) for y in (-0.5, 0.5) for x in (-0.5, 0.5)]
+    quads = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+    f = []
+    for q in quads:
+        f += [(q[0], q[1], q[2]), (q[0], q[2], q[3])]
+    return v, f
+
+
 def check(v, f, name):
     edges = {}
     for t in f:
@@ -136,3 +147,4 @@ if __name__ == "__main__":
     write("rock_700.obj", *rock_geodesic(6))
     write("rock_100k.obj", *rock_geodesic(71))
     write("bowl_1000.obj", *bowl())
+    write("slab_12.obj", *slab())
