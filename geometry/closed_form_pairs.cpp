@@ -196,9 +196,14 @@ std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pos
   }
   if (solids.size() == 2 && holes.empty()) {
     // A convex mesh is the intersection of its facets' half-spaces: near the overlap box, of the few facets there.
-    for (int k = 0; k < 2; ++k) {
+    // When both are, the one with fewer triangles gives the planes (a 12-triangle slab, not the rock on it).
+    auto convex = [](const Placed& p) { return p.prim->primitive.kind == PrimitiveKind::Mesh && p.prim->mesh->convex; };
+    const bool swap = convex(solids[0]) && convex(solids[1]) &&
+                      solids[1].prim->mesh->triangles.size() < solids[0].prim->mesh->triangles.size();
+    for (int j = 0; j < 2; ++j) {
+      const int k = swap ? 1 - j : j;
       const Placed& mesh = solids[k];
-      if (mesh.prim->primitive.kind != PrimitiveKind::Mesh || !mesh.prim->mesh->convex) continue;
+      if (!convex(mesh)) continue;
       std::vector<Plane> all = planes;
       const std::vector<Plane> facets = convex_mesh_planes_in_box(*mesh.prim->mesh, mesh.pose, lo, hi);
       all.insert(all.end(), facets.begin(), facets.end());

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace vcsim::geo {
 namespace {
@@ -29,13 +30,19 @@ void add_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, RawMoments& m)
 }
 
 // Clips every triangle of `soup` by n·x <= d. The cut segments (p_in → p_out of each cap edge) go to `cut`.
-void clip_soup(std::vector<Tri>& soup, const Plane& pl, std::vector<std::array<Vec3, 2>>* cut) {
+// Points within `eps` of the plane count as inside: an earlier cap lying on an identical plane (two facets of one
+// face of a mesh slab) must not be cut along rounding noise.
+void clip_soup(std::vector<Tri>& soup, const Plane& pl, std::vector<std::array<Vec3, 2>>* cut, double eps) {
   std::vector<Tri> out;
   out.reserve(soup.size());
   for (const Tri& t : soup) {
     double dist[3];
     int inside = 0;
-    for (int k = 0; k < 3; ++k) inside += (dist[k] = pl.n.dot(t[k]) - pl.d) <= 0;
+    for (int k = 0; k < 3; ++k) {
+      dist[k] = pl.n.dot(t[k]) - pl.d;
+      if (std::abs(dist[k]) <= eps) dist[k] = 0;
+      inside += dist[k] <= 0;
+    }
     if (inside == 3) {
       out.push_back(t);
       continue;
@@ -102,10 +109,14 @@ RawMoments mesh_planes_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, 
     for (int k = 0; k < 3; ++k) v += (pl.n[k] > 0) == highest ? pl.n[k] * hi[k] : pl.n[k] * lo[k];
     return v - pl.d;
   };
+  // Planes identical to one already kept (a face given as two facets) are dropped too.
+  const double eps = 1e-12 * (mesh.hi - mesh.lo).maxCoeff();
   std::vector<Plane> cutting;
   for (const Plane& pl : local) {
     if (reach(pl, mesh.lo, mesh.hi, false) > 0) return {};  // the whole bounding box is outside
-    if (reach(pl, mesh.lo, mesh.hi, true) > 0) cutting.push_back(pl);
+    bool same = false;
+    for (const Plane& kept : cutting) same = same || (kept.n.dot(pl.n) > 1 - 1e-14 && std::abs(kept.d - pl.d) <= eps);
+    if (!same && reach(pl, mesh.lo, mesh.hi, true) > 0) cutting.push_back(pl);
   }
   if (cutting.size() == 1) {
     // One cutting plane (a body on a floor or a table top): whole BVH nodes inside it add their tetrahedron sums
@@ -201,7 +212,7 @@ RawMoments mesh_planes_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, 
     std::vector<std::array<Vec3, 2>> cut;
     for (const Plane& pl : cutting) {
       cut.clear();
-      clip_soup(soup, pl, &cut);
+      clip_soup(soup, pl, &cut, eps);
       if (soup.empty()) return {};
       if (!cut.empty()) {
         // The cap: a fan from a point of the plane near the cut over every cut segment.

@@ -12,7 +12,7 @@ import tempfile
 import h5py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-build = sys.argv[1] if len(sys.argv) > 1 else "build-bench"
+build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build-bench")
 vcsim = os.path.join(build, "tools", "vcsim")
 rows = []
 with tempfile.TemporaryDirectory() as tmp:
