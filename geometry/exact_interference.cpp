@@ -571,7 +571,7 @@ RawMoments capsule_planes_moments(const Vec3& c, const Vec3& axis, double radius
   RawMoments m = frustum_planes_moments(c, a, radius, radius, length, planes);
   // The two half balls: each end's ball beyond its end plane.
   std::vector<Plane> more = planes;
-  more.push_back({});
+  more.push_back(Plane{Vec3::Zero(), 0});  // the end plane, set per side below
   for (const double side : {1.0, -1.0}) {
     const Vec3 end = c + side * 0.5 * length * a;
     more.back() = Plane{-side * a, -side * a.dot(end)};  // side·a·x >= side·a·end
