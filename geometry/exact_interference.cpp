@@ -111,9 +111,17 @@ void add_arc(double r, double t1, double t2, SliceMoments& m) {
   F(t1, m, -1);
 }
 
-SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
-  SliceMoments m;
-  if (!(r > 0)) return m;
+// The boundary of the disc of radius r (centred at the origin) clipped by lines: the lines' polygon's edges inside
+// the disc, in counter-clockwise order, each flagged when an arc of the circle follows it. Empty when no edge
+// reaches into the disc; *whole then says whether the disc lies wholly inside every line (else nothing is left).
+struct DiscPiece {
+  Vec2 p, q;
+  bool ends_on_circle;
+};
+std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole) {
+  *whole = false;
+  std::vector<DiscPiece> pieces;
+  if (!(r > 0)) return pieces;
   // The polygon of the lines, inside a square around the disc (counter-clockwise).
   const double L = 1.01 * r;
   std::vector<Vec2> poly{{-L, -L}, {L, -L}, {L, L}, {-L, L}}, next;
@@ -128,15 +136,8 @@ SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
       if ((da < 0 && db > 0) || (da > 0 && db < 0)) next.push_back(a + (b - a) * (da / (da - db)));
     }
     poly.swap(next);
-    if (poly.size() < 3) return m;
+    if (poly.size() < 3) return pieces;
   }
-  // The parts of the polygon's edges inside the disc, in order; arcs join them where the boundary
-  // runs along the circle.
-  struct Piece {
-    Vec2 p, q;
-    bool ends_on_circle;
-  };
-  std::vector<Piece> pieces;
   const size_t n = poly.size();
   for (size_t k = 0; k < n; ++k) {
     const Vec2 p = poly[k], d = poly[(k + 1) % n] - p;
@@ -148,9 +149,27 @@ SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
     if (lo < hi) pieces.push_back({p + lo * d, p + hi * d, hi < 1.0});
   }
   if (pieces.empty()) {
-    bool centre_inside = true;
-    for (const Line2& ln : lines) centre_inside &= ln.b >= 0;
-    if (centre_inside) {  // the whole disc
+    *whole = true;
+    for (const Line2& ln : lines) *whole = *whole && ln.b >= 0;
+  }
+  return pieces;
+}
+
+// The arc of the circle from the end of piece k to the start of the next (angles t1 < t2).
+void arc_after(const std::vector<DiscPiece>& pieces, size_t k, double& t1, double& t2) {
+  const Vec2& from = pieces[k].q;
+  const Vec2& to = pieces[(k + 1) % pieces.size()].p;
+  t1 = std::atan2(from.y(), from.x());
+  t2 = std::atan2(to.y(), to.x());
+  while (t2 < t1) t2 += 2 * M_PI;
+}
+
+SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
+  SliceMoments m;
+  bool whole;
+  const std::vector<DiscPiece> pieces = clipped_disc_boundary(r, lines, &whole);
+  if (pieces.empty()) {
+    if (whole) {
       m.a = M_PI * r * r;
       m.xx = m.yy = M_PI * r * r * r * r / 4;
     }
@@ -159,11 +178,8 @@ SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
   for (size_t k = 0; k < pieces.size(); ++k) {
     add_segment(pieces[k].p, pieces[k].q, m);
     if (!pieces[k].ends_on_circle) continue;
-    const Vec2& from = pieces[k].q;
-    const Vec2& to = pieces[(k + 1) % pieces.size()].p;
-    const double t1 = std::atan2(from.y(), from.x());
-    double t2 = std::atan2(to.y(), to.x());
-    while (t2 < t1) t2 += 2 * M_PI;
+    double t1, t2;
+    arc_after(pieces, k, t1, t2);
     add_arc(r, t1, t2, m);
   }
   return m;
@@ -680,41 +696,10 @@ void add_cubic_forms(double x, double y, double wdy, CubicMoments& m) {
 // <= 5: exact to rounding).
 CubicMoments disc_cubic_moments(double r, const std::vector<Line2>& lines) {
   CubicMoments m;
-  if (!(r > 0)) return m;
-  const double L = 1.01 * r;
-  std::vector<Vec2> poly{{-L, -L}, {L, -L}, {L, L}, {-L, L}}, next;
-  for (const Line2& ln : lines) {
-    next.clear();
-    const size_t n = poly.size();
-    for (size_t k = 0; k < n; ++k) {
-      const Vec2& a = poly[k];
-      const Vec2& b = poly[(k + 1) % n];
-      const double da = ln.g.dot(a) - ln.b, db = ln.g.dot(b) - ln.b;
-      if (da <= 0) next.push_back(a);
-      if ((da < 0 && db > 0) || (da > 0 && db < 0)) next.push_back(a + (b - a) * (da / (da - db)));
-    }
-    poly.swap(next);
-    if (poly.size() < 3) return m;
-  }
-  struct Piece {
-    Vec2 p, q;
-    bool ends_on_circle;
-  };
-  std::vector<Piece> pieces;
-  const size_t n = poly.size();
-  for (size_t k = 0; k < n; ++k) {
-    const Vec2 p = poly[k], d = poly[(k + 1) % n] - p;
-    const double A = d.squaredNorm(), B = p.dot(d), C = p.squaredNorm() - r * r;
-    const double disc = B * B - A * C;
-    if (A == 0 || disc <= 0) continue;
-    const double sq = std::sqrt(disc);
-    const double lo = std::max(0.0, (-B - sq) / A), hi = std::min(1.0, (-B + sq) / A);
-    if (lo < hi) pieces.push_back({p + lo * d, p + hi * d, hi < 1.0});
-  }
+  bool whole;
+  const std::vector<DiscPiece> pieces = clipped_disc_boundary(r, lines, &whole);
   if (pieces.empty()) {
-    bool centre_inside = true;
-    for (const Line2& ln : lines) centre_inside &= ln.b >= 0;
-    if (centre_inside) {  // the whole disc
+    if (whole) {
       m.a = M_PI * r * r;
       m.xx = m.yy = M_PI * r * r * r * r / 4;
     }
@@ -726,11 +711,8 @@ CubicMoments disc_cubic_moments(double r, const std::vector<Line2>& lines) {
     const Vec2 p = pieces[k].p, d = pieces[k].q - p;
     for (int i = 0; i < 3; ++i) add_cubic_forms(p.x() + g3x[i] * d.x(), p.y() + g3x[i] * d.y(), g3w[i] * d.y(), m);
     if (!pieces[k].ends_on_circle) continue;
-    const Vec2& from = pieces[k].q;
-    const Vec2& to = pieces[(k + 1) % pieces.size()].p;
-    const double t1 = std::atan2(from.y(), from.x());
-    double t2 = std::atan2(to.y(), to.x());
-    while (t2 < t1) t2 += 2 * M_PI;
+    double t1, t2;
+    arc_after(pieces, k, t1, t2);
     const int parts = std::max(1, static_cast<int>(std::ceil((t2 - t1) / (M_PI / 8))));
     const double h = (t2 - t1) / parts;
     for (int j = 0; j < parts; ++j)

@@ -29,57 +29,25 @@ void add_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, RawMoments& m)
   m.m2 += V / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose());
 }
 
-// Clips every triangle of `soup` by n·x <= d. The cut segments (p_in → p_out of each cap edge) go to `cut`.
-// Points within `eps` of the plane count as inside: an earlier cap lying on an identical plane (two facets of one
-// face of a mesh slab) must not be cut along rounding noise.
-void clip_soup(std::vector<Tri>& soup, const Plane& pl, std::vector<std::array<Vec3, 2>>* cut, double eps) {
-  std::vector<Tri> out;
-  out.reserve(soup.size());
-  for (const Tri& t : soup) {
-    double dist[3];
-    int inside = 0;
-    for (int k = 0; k < 3; ++k) {
-      dist[k] = pl.n.dot(t[k]) - pl.d;
-      if (std::abs(dist[k]) <= eps) dist[k] = 0;
-      inside += dist[k] <= 0;
-    }
-    if (inside == 3) {
-      out.push_back(t);
-      continue;
-    }
-    if (inside == 0) continue;
-    // The kept polygon (3 or 4 vertices) in order, and its edge along the plane from exit to entry.
-    std::array<Vec3, 4> poly;
-    int n = 0;
-    Vec3 exit_point, entry_point;
-    for (int k = 0; k < 3; ++k) {
-      const int j = (k + 1) % 3;
-      if (dist[k] <= 0) poly[n++] = t[k];
-      if ((dist[k] <= 0) != (dist[j] <= 0)) {
-        const Vec3 x = t[k] + (t[j] - t[k]) * (dist[k] / (dist[k] - dist[j]));
-        poly[n++] = x;
-        (dist[k] <= 0 ? exit_point : entry_point) = x;
-      }
-    }
-    for (int k = 1; k + 1 < n; ++k) out.push_back({poly[0], poly[k], poly[k + 1]});
-    if (cut) cut->push_back({entry_point, exit_point});  // the cap runs against the polygon's edge
-  }
-  soup.swap(out);
-}
-
-// One triangle (coordinates relative to the apex) clipped by n·x <= d: its kept part's tetrahedra go into m, its cut
-// segment (p_in → p_out, the cap's direction) into `cut` when given. Allocates nothing (the single-plane path's
-// inner loop).
-void add_clipped_triangle(const Tri& t, const Plane& pl, RawMoments& m, std::vector<std::array<Vec3, 2>>* cut) {
+// The part of triangle t with n·x <= d: returns its polygon's vertex count (0, 3 or 4; points within eps of the
+// plane count as inside). When the plane crosses the triangle, *crossed is set and cut receives the cap's edge
+// (p_in → p_out: against the polygon's new edge, which runs from where the boundary leaves the half-space to where
+// it enters it).
+int clip_triangle(const Tri& t, const Plane& pl, double eps, std::array<Vec3, 4>& poly, std::array<Vec3, 2>& cut,
+                  bool& crossed) {
+  crossed = false;
   double dist[3];
   int inside = 0;
-  for (int k = 0; k < 3; ++k) inside += (dist[k] = pl.n.dot(t[k]) - pl.d) <= 0;
-  if (inside == 0) return;
-  if (inside == 3) {
-    add_tetrahedron(t[0], t[1], t[2], m);
-    return;
+  for (int k = 0; k < 3; ++k) {
+    dist[k] = pl.n.dot(t[k]) - pl.d;
+    if (std::abs(dist[k]) <= eps) dist[k] = 0;
+    inside += dist[k] <= 0;
   }
-  std::array<Vec3, 4> poly;
+  if (inside == 0) return 0;
+  if (inside == 3) {
+    poly = {t[0], t[1], t[2], t[2]};
+    return 3;
+  }
   int n = 0;
   Vec3 exit_point, entry_point;
   for (int k = 0; k < 3; ++k) {
@@ -91,8 +59,36 @@ void add_clipped_triangle(const Tri& t, const Plane& pl, RawMoments& m, std::vec
       (dist[k] <= 0 ? exit_point : entry_point) = x;
     }
   }
+  cut = {entry_point, exit_point};
+  crossed = true;
+  return n;
+}
+
+// Clips every triangle of `soup` by n·x <= d; the cut segments go to `cut`. eps: an earlier cap lying on an
+// identical plane (two facets of one face of a mesh slab) must not be cut along rounding noise.
+void clip_soup(std::vector<Tri>& soup, const Plane& pl, std::vector<std::array<Vec3, 2>>* cut, double eps) {
+  std::vector<Tri> out;
+  out.reserve(soup.size());
+  std::array<Vec3, 4> poly;
+  std::array<Vec3, 2> seg;
+  bool crossed;
+  for (const Tri& t : soup) {
+    const int n = clip_triangle(t, pl, eps, poly, seg, crossed);
+    for (int k = 1; k + 1 < n; ++k) out.push_back({poly[0], poly[k], poly[k + 1]});
+    if (crossed && cut) cut->push_back(seg);
+  }
+  soup.swap(out);
+}
+
+// One triangle (coordinates relative to the apex) clipped by n·x <= d, its kept part's tetrahedra added to m and its
+// cut segment to `cut` when given. Allocates nothing (the single-plane path's inner loop).
+void add_clipped_triangle(const Tri& t, const Plane& pl, RawMoments& m, std::vector<std::array<Vec3, 2>>* cut) {
+  std::array<Vec3, 4> poly;
+  std::array<Vec3, 2> seg;
+  bool crossed;
+  const int n = clip_triangle(t, pl, 0, poly, seg, crossed);
   for (int k = 1; k + 1 < n; ++k) add_tetrahedron(poly[0], poly[k], poly[k + 1], m);
-  if (cut) cut->push_back({entry_point, exit_point});
+  if (crossed && cut) cut->push_back(seg);
 }
 
 }  // namespace
