@@ -306,6 +306,15 @@ SliceMoments disc_and_circle(double r, const Vec2& e, double rc, bool outside) {
     // of squares keep h exact for slivers.
     const double b = (d * d + r * r - rc * rc) / (2 * d);
     const double h = std::sqrt(std::max((dr + r) * (2 * rc + dr + r) * (r - dr) * (2 * rc + dr - r), 0.0)) / (2 * d);
+    if (!outside) {
+      // The part inside (a ball against a cylinder's side): the lens, bounded by the disc's arc around +g and the
+      // circle's arc around −g, each counter-clockwise about its own centre. Integrated directly: short arcs for
+      // a shallow contact, and no difference of two nearly equal parts.
+      SliceMoments lens;
+      add_arc_about((r - dr) * g, g, r, std::atan2(h, b), lens);
+      add_arc_about(Vec2::Zero(), -g, rc, std::atan2(h, d - b), lens);
+      return lens;
+    }
     add_arc_about(-(r + dr) * g, -g, r, std::atan2(h, -b), part_outside);
     SliceMoments inner;
     add_arc_about(Vec2::Zero(), -g, rc, std::atan2(h, d - b), inner);
