@@ -12,6 +12,7 @@
 
 #include "geometry/cell_impl.h"
 #include "geometry/closed_form_pairs.h"
+#include "geometry/torus_sweep.h"
 #include "geometry/geometry_error.h"
 #include "geometry/support_plane.h"
 
@@ -211,8 +212,12 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
   const Vec3 origin = 0.5 * (lo + hi);
   // The closed forms know only n = 1 (the volume): any other hypervolume exponent takes the column engine.
   std::optional<RawMoments> m;
-  if (options.closed_forms && options.hyper_exponent == 1)
+  if (options.closed_forms && options.hyper_exponent == 1) {
     m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin);
+    // No closed form, but a ring torus on either side: its meridian sweep (geometry/torus_sweep.h).
+    if (!m) m = torus_sweep_moments(A, pose_i, B, pose_j, origin, options.tolerance);
+    if (!m) m = torus_sweep_moments(B, pose_j, A, pose_i, origin, options.tolerance);
+  }
   if (!m) return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
   Interference out;
   set_moments(out, *m, origin);

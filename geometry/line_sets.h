@@ -1,0 +1,66 @@
+// Exact sets along a straight line: where a line meets a primitive or a cell (an intersection of primitives and
+// complements). The shared kernel of the column engine (geometry/column_integration.cpp) and of the swept
+// quadratures (geometry/torus_sweep.cpp). Quadrics and planes are closed form, the ring torus a closed-form quartic,
+// meshes sphere-traced on their level set. Everything is expressed in a query frame Q.
+#pragma once
+#include <array>
+#include <limits>
+#include <vector>
+
+#include "geometry/column_integration.h"
+
+namespace vcsim::geo::lines {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A primitive expressed for queries in the query frame Q: x_prim = A x_Q + b (A a rotation).
+struct Placed {
+  PrimitiveKind kind;
+  bool complement;
+  double r = 0, r2 = 0, half_length = 0, half_thickness = 0, major = 0;
+  Vec3 half_size = Vec3::Zero(), radii = Vec3::Zero();
+  Mat3 A;
+  Vec3 b;
+  const MeshLevelSet* mesh = nullptr;
+};
+
+// Places a cell primitive (posed in its body, the body posed in the world) for queries in `frame`.
+Placed place(const CellPrimitive& cp, const Pose& body_pose, const Pose& frame);
+
+// Signed distance in the primitive's own frame (exact, or a conservative 1-Lipschitz bound for the ellipsoid).
+double sdf_local(const Placed& p, const Vec3& x);
+
+struct Span {
+  double lo = kInf, hi = -kInf;  // empty when lo >= hi
+  int face_lo = 0, face_hi = 0;
+};
+
+// The chord of a convex primitive (not the torus or a mesh) along x = o + s w, primitive frame. A quadric that
+// misses keeps an "inverted" chord (hi < lo) whose negative length grows with the distance from tangency.
+Span line_span(const Placed& p, const Vec3& o, const Vec3& w);
+
+// Axis-aligned bounds of a primitive in Q (infinite where the primitive is unbounded).
+void primitive_bounds(const Placed& p, Vec3& lo, Vec3& hi);
+
+constexpr int kMaxIntervals = 16;  // more intervals along one line are dropped (documented)
+struct IntervalList {
+  int n = 0;
+  std::array<std::array<double, 2>, kMaxIntervals> v;
+  void push(double lo, double hi) {
+    if (lo < hi && n < kMaxIntervals) v[n++] = {lo, hi};
+  }
+};
+IntervalList intersect(const IntervalList& a, const IntervalList& b);
+IntervalList subtract(const IntervalList& a, const IntervalList& b);
+
+// The set {s in [s0, s1] : o + s w in the cell prims[begin, end)}, o and w (unit) in Q.
+IntervalList cell_line_set(const std::vector<Placed>& prims, size_t begin, size_t end, const Vec3& o, const Vec3& w,
+                           double s0, double s1);
+
+// Bounds in Q of the cell prims[begin, end) (complements ignored: they only remove).
+void placed_cell_bounds(const std::vector<Placed>& prims, size_t begin, size_t end, Vec3& lo, Vec3& hi);
+
+// Signed distance bound (max over the primitives, complements negated) of the cell prims[begin, end) at x in Q.
+double cell_sdf(const std::vector<Placed>& prims, size_t begin, size_t end, const Vec3& xq);
+
+}  // namespace vcsim::geo::lines
