@@ -47,6 +47,7 @@ TEST_CASE("Column engine: a thin ring (torus on a cone) within its tolerance", "
   const double V = ring_volume(d);
   QueryOptions o;
   o.tolerance = 1e-2;  // the loosest tolerance: the cheapest query (~0.5 s)
+  o.closed_forms = false;  // the column engine itself (the public query takes the torus sweep for this pair)
   const Interference x = interference(torus, pt, cone, pc, o);
   const double err = x.volume / V - 1;
   std::printf("thin ring, tol 1e-2: V %.6e (Pappus %.6e, error %+.2e), spacing %.3e m, %ld columns\n", x.volume, V,
@@ -98,6 +99,7 @@ TEST_CASE("Column engine: the closed-form torus intervals on a tube cut by a pla
   const Cell half = make_cell({halfspace()});
   QueryOptions o;
   o.tolerance = 1e-3;
+  o.closed_forms = false;  // the column engine itself (the public query takes the torus–plane closed form)
   const Interference x = interference(torus, pt, half, ph, o);
   const double V = 2 * kPi * kR * (kr * kr * std::acos(h0 / kr) - h0 * std::sqrt(kr * kr - h0 * h0));
   std::printf("torus below a plane, tol 1e-3: V %.8e (Pappus %.8e, error %+.2e), spacing %.3e m, %ld columns\n",
