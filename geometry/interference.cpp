@@ -12,6 +12,7 @@
 
 #include "geometry/cell_impl.h"
 #include "geometry/closed_form_pairs.h"
+#include "geometry/convex_lens.h"
 #include "geometry/torus_sweep.h"
 #include "geometry/geometry_error.h"
 #include "geometry/support_plane.h"
@@ -161,6 +162,26 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
     if ((centre_i - c)[k] < 0) n = -n;
   }
   n.normalize();
+  if (options.closed_forms && options.hyper_exponent == 1 && convex_lens_pair(A, B)) {
+    // Two convex cells: the lens quadrature (geometry/convex_lens.h), columns along the normal, when its own error
+    // estimate meets the tolerance.
+    const Pose frame{c, axis_rotation(n)};
+    if (const auto m = convex_lens_moments(A, pose_i, B, pose_j, frame, options.tolerance, out.columns)) {
+      Vec3 centroid;
+      Mat3 J;
+      centroid_and_inertia(*m, centroid, J);
+      const Mat3 R = frame.rotation.toRotationMatrix();
+      out.overlap = true;
+      out.volume = m->m0;
+      out.centroid = frame.apply(centroid);
+      out.inertia = R * J * R.transpose();
+      out.normal_estimate = n;
+      out.depth_estimate = std::sqrt(std::max(12.0 * (m->m2(2, 2) / m->m0 - centroid.z() * centroid.z()), 0.0));
+      out.hypervolume = out.volume;
+      out.hyper_centroid = out.centroid;
+      return out;
+    }
+  }
   Pass pass;
   if (!two_pass(A, pose_i, B, pose_j, c, axis_rotation(n), options, kAcross, pass, out.columns)) return out;
   Vec3 centroid;

@@ -1,0 +1,158 @@
+// The convex lens quadrature (geometry/convex_lens.h): two convex curved cells without a closed form, through the
+// public query, against references computed independently:
+//  - crossed cylinders at right angles: every moment is a 1-D integral over the height z of the product of the two
+//    cross-sections' chords (below), integrated here by 400-point Gauss–Legendre under z = m − h cos θ;
+//  - a cylinder across a cone, two capsules, an ellipsoid on a ball: the column engine at tolerance 1e-6.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "geometry/convex_lens.h"
+#include "tests/geometry_support.h"
+
+using namespace geometry_support;
+
+namespace {
+
+Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
+  Primitive p;
+  p.kind = kind;
+  p.radius = radius;
+  p.length = length;
+  p.radius_top = radius_top;
+  return p;
+}
+
+double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+// Cylinder A (radius a) along x through the origin, cylinder B (radius b) along y with its axis at height h, both
+// long enough that their ends stay clear. At height z the lens's section is the rectangle |y| ≤ Y = √(a² − z²),
+// |x| ≤ X = √(b² − (z − h)²): V = ∫ 4XY dz, M_z = ∫ 4XY z dz, ∫x² = ∫ (4/3) X³ Y dz, ∫y² = ∫ (4/3) X Y³ dz,
+// ∫z² = ∫ 4XY z² dz, over h − b ≤ z ≤ a.
+struct CrossedReference {
+  double V = 0, zc = 0, xx = 0, yy = 0, zz = 0;  // V, centroid height, second moments about the centroid
+};
+CrossedReference crossed(double a, double b, double h) {
+  const int n = 400;
+  std::vector<double> x(n), w(n);
+  for (int i = 0; i < n; ++i) {  // Gauss–Legendre on [−1, 1] by Newton on P_n
+    double z = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 0;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1, p1 = z;
+      for (int k = 2; k <= n; ++k) {
+        const double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
+        p0 = p1, p1 = p2;
+      }
+      dp = n * (z * p1 - p0) / (z * z - 1);
+      const double dz = p1 / dp;
+      z -= dz;
+      if (std::abs(dz) < 1e-16) break;
+    }
+    x[i] = z, w[i] = 2 / ((1 - z * z) * dp * dp);
+  }
+  const double z0 = h - b, z1 = a, m = 0.5 * (z0 + z1), half = 0.5 * (z1 - z0);
+  double V = 0, Mz = 0, Ixx = 0, Iyy = 0, Izz = 0;
+  for (int i = 0; i < n; ++i) {
+    const double theta = 0.5 * M_PI * (x[i] + 1), wt = w[i] * 0.5 * M_PI * half * std::sin(theta);
+    const double z = m - half * std::cos(theta);
+    const double Y = std::sqrt(std::max(a * a - z * z, 0.0)), X = std::sqrt(std::max(b * b - (z - h) * (z - h), 0.0));
+    V += wt * 4 * X * Y, Mz += wt * 4 * X * Y * z, Izz += wt * 4 * X * Y * z * z;
+    Ixx += wt * 4.0 / 3 * X * X * X * Y, Iyy += wt * 4.0 / 3 * X * Y * Y * Y;
+  }
+  CrossedReference r;
+  r.V = V, r.zc = Mz / V, r.xx = Ixx, r.yy = Iyy, r.zz = Izz - V * r.zc * r.zc;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("convex lens: crossed cylinders against their 1-D integrals", "[geometry][convex_lens]") {
+  const double a = 0.05, b = 0.03;
+  const Cell A = make_cell({rod(PrimitiveKind::Cylinder, a, 1.0)});
+  const Cell B = make_cell({rod(PrimitiveKind::Cylinder, b, 1.0)});
+  const Quat along_x(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY())), along_y(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));
+  std::mt19937 rng(5);
+  for (double tol : {1e-3, 1e-6}) {
+    QueryOptions opt;
+    opt.tolerance = tol;
+    for (double d : {1e-6, 1e-5, 1e-4, 1e-3, 1e-2}) {
+      const double h = a + b - d;
+      const Pose move{Vec3(0.3, -0.2, 1.0), random_rotation(rng)};  // both turned and moved together
+      const Pose pa = move.compose(Pose{Vec3::Zero(), along_x}), pb = move.compose(Pose{Vec3(0, 0, h), along_y});
+      const auto t0 = std::chrono::steady_clock::now();
+      const Interference q = interference(A, pa, B, pb, opt);
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      const CrossedReference r = crossed(a, b, h);
+      REQUIRE(q.overlap);
+      const Mat3 R = move.rotation.toRotationMatrix();
+      const Mat3 J = R.transpose() * q.inertia * R;  // in the pair's frame: x along A, y along B
+      const Vec3 c = move.apply_inverse(q.centroid);
+      const double Jxx = r.yy + r.zz, Jyy = r.xx + r.zz, Jzz = r.xx + r.yy;  // J = ∫(|x|² I − x xᵀ)
+      std::printf("tol %g d %g: V %.2e, centroid %.2e of V^(1/3), J %.2e %.2e %.2e, %ld columns (%.0f us)\n", tol, d,
+                  rel(q.volume, r.V), (c - Vec3(0, 0, r.zc)).norm() / std::cbrt(r.V), rel(J(0, 0), Jxx),
+                  rel(J(1, 1), Jyy), rel(J(2, 2), Jzz), q.columns, us);
+      INFO("tol " << tol << " depth " << d);
+      CHECK(rel(q.volume, r.V) < tol);
+      CHECK((c - Vec3(0, 0, r.zc)).norm() < tol * std::cbrt(r.V));
+      CHECK(rel(J(0, 0), Jxx) < tol);
+      CHECK(rel(J(1, 1), Jyy) < tol);
+      CHECK(rel(J(2, 2), Jzz) < tol);
+      CHECK(std::abs(J(0, 1)) < tol * Jzz);  // symmetric lens: no products of inertia
+    }
+  }
+}
+
+TEST_CASE("convex lens: curved pairs at random attitudes against the column engine", "[geometry][convex_lens]") {
+  // A cylinder across a cone's side, two capsules, an ellipsoid on a ball, a cone's tip in a ball: the second body
+  // pushed along the first's surface normal at a random point, everything turned at random.
+  struct Case {
+    const char* name;
+    Cell a, b;
+  };
+  Primitive ell;
+  ell.kind = PrimitiveKind::Ellipsoid;
+  ell.radii = Vec3(0.06, 0.04, 0.03);
+  const std::vector<Case> cases = {
+      {"cylinder on cone", make_cell({rod(PrimitiveKind::Cone, 0.05, 0.2, 0.01)}),
+       make_cell({rod(PrimitiveKind::Cylinder, 0.02, 0.3)})},
+      {"capsule on capsule", make_cell({rod(PrimitiveKind::Capsule, 0.03, 0.2)}),
+       make_cell({rod(PrimitiveKind::Capsule, 0.02, 0.15)})},
+      {"ellipsoid on ball", make_cell({ell}), make_cell({sphere(0.05)})},
+      {"cylinder on cylinder, skew", make_cell({rod(PrimitiveKind::Cylinder, 0.04, 0.4)}),
+       make_cell({rod(PrimitiveKind::Cylinder, 0.025, 0.4)})},
+  };
+  QueryOptions column;
+  column.closed_forms = false;
+  column.tolerance = 1e-6;
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (const Case& c : cases) {
+    for (int trial = 0; trial < 4; ++trial) {
+      // b at a random attitude, then lowered onto a (a at the origin) along −z until V is about right: bisection on
+      // the height for V = target (a shallow contact, 1e-9 .. 1e-7 m³).
+      const Quat qa = random_rotation(rng), qb = random_rotation(rng);
+      const Vec3 offset(0.02 * (unit(rng) - 0.5), 0.02 * (unit(rng) - 0.5), 0);
+      const double target = std::pow(10.0, -9 + 2 * unit(rng));
+      double lo = -0.2, hi = 0.3;
+      for (int it = 0; it < 40; ++it) {
+        const double z = 0.5 * (lo + hi);
+        const Interference x = interference(c.a, Pose{Vec3::Zero(), qa}, c.b, Pose{offset + Vec3(0, 0, z), qb});
+        (x.volume > target ? lo : hi) = z;
+      }
+      const Pose pa{Vec3::Zero(), qa}, pb{offset + Vec3(0, 0, hi), qb};
+      const Interference q = interference(c.a, pa, c.b, pb);
+      const Interference ref = interference(c.a, pa, c.b, pb, column);
+      INFO(c.name << " trial " << trial << " V " << ref.volume);
+      REQUIRE(ref.overlap);
+      REQUIRE(q.overlap);
+      const double dV = rel(q.volume, ref.volume), dc = (q.centroid - ref.centroid).norm() / std::cbrt(ref.volume),
+                   dJ = (q.inertia - ref.inertia).norm() / ref.inertia.norm();
+      std::printf("%s V %.2e: V %.2e, centroid %.2e, J %.2e, %ld columns\n", c.name, ref.volume, dV, dc, dJ, q.columns);
+      CHECK(dV < 1e-3);  // the default tolerance (the reference's own error is ~1e-5)
+      CHECK(dc < 1e-3);
+      CHECK(dJ < 1e-3);
+    }
+  }
+}
