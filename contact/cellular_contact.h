@@ -16,6 +16,9 @@ class CellularContact : public ContactPair {
                   geo::QueryOptions options);
   int num_states() const override { return num_pairs() * kVolumetricStates; }
   void initial_states(double* states) const override;
+  void state_scales(double* scales) const override {
+    for (int k = 0; k < num_pairs(); ++k) volumetric_state_scales(p_, scales + k * kVolumetricStates);
+  }
   std::vector<Channel> channels() const override;
   void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, const double* states,
                 double* state_derivatives, ContactResult& result) const override;

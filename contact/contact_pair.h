@@ -39,6 +39,9 @@ class ContactPair {
   virtual ~ContactPair() = default;
   virtual int num_states() const = 0;
   virtual void initial_states(double* states) const = 0;
+  // The size at which each state matters (its own unit), for the adaptive integrators' error weights: a bristle's
+  // deflection at full friction is 1/σ0. +inf leaves a state out of the error control (a slowly relaxing memory).
+  virtual void state_scales(double* scales) const = 0;
   virtual std::vector<Channel> channels() const = 0;
   // Pure function of its inputs: called at every stage of a Runge-Kutta step.
   virtual void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j,

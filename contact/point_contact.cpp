@@ -1,6 +1,7 @@
 #include "contact/point_contact.h"
 
 #include <cmath>
+#include <limits>
 
 #include "contact/contact_diagnostics.h"
 #include "contact/friction.h"
@@ -25,6 +26,13 @@ void point_law_initial_states(const ModelParams& p, double* s) {
   s[0] = s[1] = s[2] = 0;
   s[3] = p.normal.s_dw0;
   s[4] = 0;
+}
+
+void point_law_state_scales(const ModelParams& p, double* scales) {
+  const double inf = std::numeric_limits<double>::infinity();
+  scales[0] = scales[1] = scales[2] = p.friction.sigma0 > 0 ? 1 / p.friction.sigma0 : inf;
+  scales[3] = 1;
+  scales[4] = inf;
 }
 
 PointLawResult point_law(const ModelParams& p, const PointMemory& m, double x, const Vec3& n, const Vec3& v_r,

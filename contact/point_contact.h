@@ -28,6 +28,8 @@ struct PointLawResult {
 };
 // States s[0..4] = (z, s_dw, x_ro) of one point: initial values.
 void point_law_initial_states(const ModelParams& p, double* s);
+// Bristle z: 1/σ0; dwell: 1; x_ro (a relaxing memory): +inf.
+void point_law_state_scales(const ModelParams& p, double* scales);
 // The law at one point of signed separation x (< 0: contact) along the unit normal n (from body j toward body i),
 // relative velocity v_r = v_i(p) − v_j(p) at the point; writes the five state rates ds.
 PointLawResult point_law(const ModelParams& p, const PointMemory& m, double x, const Vec3& n, const Vec3& v_r,
@@ -44,6 +46,7 @@ class PointContact : public ContactPair {
 
   int num_states() const override { return kStates; }
   void initial_states(double* states) const override;
+  void state_scales(double* scales) const override { point_law_state_scales(p_, scales); }
   std::vector<Channel> channels() const override;
   void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, const double* states,
                 double* state_derivatives, ContactResult& result) const override;

@@ -23,6 +23,9 @@ class PointVerticesContact : public ContactPair {
 
   int num_states() const override { return PointContact::kStates * static_cast<int>(vertices_.size()); }
   void initial_states(double* states) const override;
+  void state_scales(double* scales) const override {
+    for (size_t v = 0; v < vertices_.size(); ++v) point_law_state_scales(p_, scales + v * PointContact::kStates);
+  }
   std::vector<Channel> channels() const override;
   void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, const double* states,
                 double* state_derivatives, ContactResult& result) const override;

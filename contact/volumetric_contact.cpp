@@ -1,6 +1,7 @@
 #include "contact/volumetric_contact.h"
 
 #include <cmath>
+#include <limits>
 
 #include "contact/contact_diagnostics.h"
 #include "contact/contact_normal.h"
@@ -30,6 +31,14 @@ Vec3 action_point(const ModelParams& p, const geo::Interference& q) {
 void volumetric_initial_states(const ModelParams& p, double* s) {
   for (int k = 0; k < kVolumetricStates; ++k) s[k] = 0;
   s[4] = p.normal.s_dw0;
+}
+
+void volumetric_state_scales(const ModelParams& p, double* scales) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double bristle = p.friction.sigma0 > 0 ? 1 / p.friction.sigma0 : inf;
+  scales[0] = scales[1] = scales[2] = scales[3] = bristle;
+  scales[4] = 1;
+  scales[5] = inf;
 }
 
 Vec3 volumetric_normal(const geo::Interference& q, const BodyKinematics& bi, const BodyKinematics& bj,

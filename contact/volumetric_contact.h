@@ -47,12 +47,15 @@ VolumetricEvaluation evaluate_volumetric(const ModelParams& p, const geo::Interf
 void accept_volumetric(const ModelParams& p, const geo::Interference& q, const BodyKinematics& bi,
                        const BodyKinematics& bj, VolumetricMemory& mem, double* states);
 void volumetric_initial_states(const ModelParams& p, double* states);
+// Bristle z and torsion θ_n: 1/σ0 (the deflection at full friction); dwell: 1; V_ro (a relaxing memory): +inf.
+void volumetric_state_scales(const ModelParams& p, double* scales);
 
 class VolumetricContact : public ContactPair {
  public:
   VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j, geo::QueryOptions options);
   int num_states() const override { return kVolumetricStates; }
   void initial_states(double* states) const override { volumetric_initial_states(p_, states); }
+  void state_scales(double* scales) const override { volumetric_state_scales(p_, scales); }
   std::vector<Channel> channels() const override;
   void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, const double* states,
                 double* state_derivatives, ContactResult& result) const override;

@@ -59,6 +59,8 @@ std::vector<Column> make_columns(const OutputLayout& layout) {
     return &cols.back();
   };
   add("/time", 1, false, "s", "simulated time of each sample");
+  if (layout.step_size)
+    add("/step_size", 1, false, "s", "the adaptive integrator's accepted step that contains the sample's time");
   std::set<std::string> seen;
   for (const auto& b : layout.body_names) {
     check_name("body", b);
@@ -666,6 +668,7 @@ void OutputWriter::append(const OutputSample& s) {
   row_.clear();
   auto v3 = [&](const Vec3& v) { row_.insert(row_.end(), {v.x(), v.y(), v.z()}); };
   row_.push_back(s.time);
+  if (layout_.step_size) row_.push_back(s.step_size);
   for (const auto& b : s.bodies) {
     v3(b.position);
     row_.insert(row_.end(), {b.orientation.w(), b.orientation.x(), b.orientation.y(), b.orientation.z()});

@@ -37,6 +37,7 @@ struct OutputLayout {
   std::vector<std::string> body_names;  // free and fixed bodies
   std::vector<OutputPairLayout> pairs;
   std::vector<OutputImpulseLayout> impulses;
+  bool step_size = false;  // adaptive runs: a /step_size dataset (the step in use at each sample)
   std::map<std::string, std::string> text_attributes;  // scenario (YAML text), vcsim_version, ...
   std::map<std::string, double> number_attributes;     // step, duration, output_interval, ...
 };
@@ -68,6 +69,7 @@ struct ImpulseSample {
 
 struct OutputSample {
   double time = 0;
+  double step_size = 0;  // written only when OutputLayout::step_size
   std::vector<BodySample> bodies;
   EnergySample energy;
   std::vector<PairSample> pairs;

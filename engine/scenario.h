@@ -64,13 +64,28 @@ struct ImpulseSpec {
   geo::SourceLocation where;
 };
 
+// Error control of the adaptive integrators (dopri5, bs23; docs/integration.md). A state component's local error
+// is held below abs_tol of its kind + rel_tol |x|.
+struct AdaptiveSettings {
+  double rel_tol = 1e-6;
+  double abs_position = 1e-8;          // m
+  double abs_quaternion = 1e-8;        // 1 (unit quaternion components)
+  double abs_velocity = 1e-6;          // m/s
+  double abs_angular_velocity = 1e-6;  // rad/s
+  double abs_friction = 1e-6;          // contact model states, relative to each one's scale (bristle: 1/σ0)
+  double max_step = 0;                 // s; 0: duration / 50 (Simulink's default)
+  double initial_step = 0;             // s; 0: chosen from the initial derivatives (Hairer's hinit)
+};
+
 struct Scenario {
   std::string name;
   std::string source_file;
   std::string source_text;  // the full YAML after overrides, stored in the output
   double duration = 0;
-  double step = 0;
+  double step = 0;                // the fixed step; for an adaptive integrator the first trial step (0: automatic)
   std::string integrator = "rk4";
+  bool adaptive = false;           // integrator is dopri5 or bs23
+  AdaptiveSettings adaptive_settings;
   double output_interval = 0;  // 0: every step
   std::string output_file;
   Vec3 gravity = Vec3(0, 0, -9.81);

@@ -19,7 +19,7 @@
 #include <tuple>
 
 #include "contact/parameters.h"
-#include "integrators/explicit_rk.h"
+#include "integrators/adaptive_rk.h"
 
 namespace vcsim {
 
@@ -686,6 +686,49 @@ Override apply_override(YAML::Node& root, const std::string& text, const std::st
   return Override{canon, text};
 }
 
+// simulation.{rel_tol, abs_tol, max_step, initial_step, step} for an adaptive integrator (docs/integration.md).
+void load_adaptive_settings(const Loader& L, const YAML::Node& s, Scenario& sc) {
+  AdaptiveSettings& a = sc.adaptive_settings;
+  if (YAML::Node n = Loader::find(s, "rel_tol"); n.IsDefined()) {
+    a.rel_tol = L.positive(n, "simulation.rel_tol", "a relative tolerance");
+    // Below 1e-13 the error estimate is round-off; at 1 nothing is controlled.
+    if (!(a.rel_tol >= 1e-13 && a.rel_tol < 1))
+      L.fail(n, "simulation.rel_tol", "expected a relative tolerance in [1e-13, 1); got " + fmt_number(a.rel_tol));
+  }
+  if (YAML::Node n = Loader::find(s, "abs_tol"); n.IsDefined()) {
+    const std::vector<std::pair<std::string, double*>> kinds = {{"position", &a.abs_position},
+                                                                {"quaternion", &a.abs_quaternion},
+                                                                {"velocity", &a.abs_velocity},
+                                                                {"angular_velocity", &a.abs_angular_velocity},
+                                                                {"friction", &a.abs_friction}};
+    std::vector<std::string> keys;
+    for (const auto& k : kinds) keys.push_back(k.first);
+    if (!n.IsMap())
+      L.fail_got(n, "simulation.abs_tol", "a map of absolute tolerances by state kind (" + join_list(keys) + ")");
+    L.check_map(n, "simulation.abs_tol", keys, "simulation.abs_tol");
+    for (const auto& k : kinds)
+      if (YAML::Node v = Loader::find(n, k.first); v.IsDefined())
+        *k.second = L.positive(v, "simulation.abs_tol." + k.first, "an absolute tolerance");
+  }
+  if (YAML::Node n = Loader::find(s, "max_step"); n.IsDefined()) {
+    a.max_step = L.positive(n, "simulation.max_step", "a largest step in s");
+    if (a.max_step > sc.duration)
+      L.fail(n, "simulation.max_step",
+             "expected a largest step <= duration (" + fmt_number(sc.duration) + " s); got " + fmt_number(a.max_step));
+  }
+  const double max_step = a.max_step > 0 ? a.max_step : sc.duration / 50;
+  for (const char* key : {"step", "initial_step"})
+    if (YAML::Node n = Loader::find(s, key); n.IsDefined()) {
+      const std::string path = std::string("simulation.") + key;
+      const double h = L.positive(n, path, "a first step in s");
+      if (h > max_step)
+        L.fail(n, path, "expected a first step <= the largest step (" + fmt_number(max_step) + " s); got " +
+                            fmt_number(h) + " s");
+      a.initial_step = h;  // initial_step, read last, wins over step
+    }
+  sc.step = a.initial_step;
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
@@ -749,32 +792,50 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
   // simulation
   {
     const YAML::Node s = L.require(root, "simulation", "", "a map with duration, step, integrator");
-    L.check_map(s, "simulation", {"duration", "step", "integrator", "geometry_tolerance"}, "simulation");
+    L.check_map(s, "simulation",
+                {"duration", "step", "integrator", "geometry_tolerance", "rel_tol", "abs_tol", "max_step",
+                 "initial_step"},
+                "simulation");
     const YAML::Node dn = L.require(s, "duration", "simulation", "the simulated time in s");
     sc.duration = L.positive(dn, "simulation.duration", "a duration in s");
-    const YAML::Node hn = L.require(s, "step", "simulation", "the fixed time step in s");
-    sc.step = L.positive(hn, "simulation.step", "a time step in s");
-    if (sc.step > sc.duration)
-      L.fail(hn, "simulation.step",
-             "expected a time step <= duration (" + fmt_number(sc.duration) + " s); got " + fmt_number(sc.step) + " s");
-    // A run must end: at 1 us per step (faster than any contact step), 1e12 steps are 11 days.
-    if (sc.duration / sc.step > kMaxSteps)
-      L.fail(hn, "simulation.step",
-             "expected at most 1e12 steps (duration / step); got " + fmt_number(sc.duration / sc.step) + " steps");
     if (YAML::Node in = Loader::find(s, "integrator"); in.IsDefined()) {
       const auto names = integ::method_names();
       const std::string name = L.string(in, "simulation.integrator", "an integrator name");
       const auto method = integ::method_from_name(name);
-      if (!method) {
+      const auto adaptive = integ::adaptive_method_from_name(name);
+      if (!method && !adaptive) {
         std::vector<std::string> all = names;
-        all.insert(all.end(), {"ode3", "ode5"});
-        std::string msg = "expected an integrator (" + join_list(names) + ", or the aliases ode3, ode5); got '" +
+        for (const auto& a : integ::adaptive_method_names()) all.push_back(a);
+        all.insert(all.end(), {"ode3", "ode5", "ode23", "ode45"});
+        std::string msg = "expected an integrator (" + join_list(names) + ", the adaptive " +
+                          join_list(integ::adaptive_method_names()) + ", or the aliases ode3, ode5, ode23, ode45); got '" +
                           name + "'";
         const std::string hint = did_you_mean(name, all);
         if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
         L.fail(in, "simulation.integrator", msg);
       }
-      sc.integrator = integ::method_name(*method);
+      sc.adaptive = adaptive.has_value();
+      sc.integrator = adaptive ? integ::adaptive_method_name(*adaptive) : integ::method_name(*method);
+    }
+    if (sc.adaptive) {
+      // With an adaptive integrator `step` is optional: the first trial step (a fixed-step scenario switched by
+      // --set simulation.integrator=dopri5 keeps working).
+      load_adaptive_settings(L, s, sc);
+    } else {
+      const YAML::Node hn = L.require(s, "step", "simulation", "the fixed time step in s");
+      sc.step = L.positive(hn, "simulation.step", "a time step in s");
+      if (sc.step > sc.duration)
+        L.fail(hn, "simulation.step",
+               "expected a time step <= duration (" + fmt_number(sc.duration) + " s); got " + fmt_number(sc.step) + " s");
+      // A run must end: at 1 us per step (faster than any contact step), 1e12 steps are 11 days.
+      if (sc.duration / sc.step > kMaxSteps)
+        L.fail(hn, "simulation.step",
+               "expected at most 1e12 steps (duration / step); got " + fmt_number(sc.duration / sc.step) + " steps");
+      for (const char* key : {"rel_tol", "abs_tol", "max_step", "initial_step"})
+        if (YAML::Node k = Loader::find(s, key); k.IsDefined())
+          L.fail(k, std::string("simulation.") + key,
+                 "error-control settings only with an adaptive integrator (dopri5, bs23); integrator is " +
+                     sc.integrator);
     }
     if (YAML::Node g = Loader::find(s, "geometry_tolerance"); g.IsDefined()) {
       sc.geometry_tolerance = L.positive(g, "simulation.geometry_tolerance", "a relative tolerance");

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <sstream>
 
 #include "engine/output_hdf5.h"
 #include "engine/step_guard.h"
+#include "integrators/adaptive_rk.h"
 
 namespace vcsim {
 namespace {
@@ -151,6 +153,66 @@ int dump_overlaps(const World& world, const VecX& x, double tolerance, const std
   return written;
 }
 
+// The error weights of the adaptive integrators by state kind (AdaptiveSettings); each contact's integral of the
+// elastic power is a diagnostic (energy bookkeeping), left out of the control.
+integ::Tolerances error_weights(const World& world, const AdaptiveSettings& as) {
+  integ::Tolerances tol{as.rel_tol, VecX::Constant(world.state_size(), 0.0)};
+  for (const auto& b : world.bodies) {
+    if (b.state_offset < 0) continue;
+    tol.abs_tol.segment<3>(b.state_offset).setConstant(as.abs_position);
+    tol.abs_tol.segment<4>(b.state_offset + 3).setConstant(as.abs_quaternion);
+    tol.abs_tol.segment<3>(b.state_offset + 7).setConstant(as.abs_velocity);
+    tol.abs_tol.segment<3>(b.state_offset + 10).setConstant(as.abs_angular_velocity);
+  }
+  std::vector<double> scales;
+  for (const auto& c : world.contacts) {
+    scales.assign(c.num_model_states, 1.0);
+    c.pair->state_scales(scales.data());
+    for (int k = 0; k < c.num_model_states; ++k) tol.abs_tol[c.state_offset + k] = as.abs_friction * scales[k];
+    tol.abs_tol[c.state_offset + c.num_model_states] = std::numeric_limits<double>::infinity();
+  }
+  return tol;
+}
+
+// The thinnest extent of any bounded body (a plate's thickness), +inf when none is bounded.
+double thinnest_extent(const World& world) {
+  double thinnest = std::numeric_limits<double>::infinity();
+  for (const auto& b : world.bodies)
+    for (const auto& cell : b.geometry.cells) {
+      const geo::Aabb box = geo::world_bounds(cell, Pose{});
+      if (box.empty()) continue;
+      const Vec3 ext = box.max - box.min;
+      if (ext.allFinite() && ext.maxCoeff() < 1e100) thinnest = std::min(thinnest, ext.minCoeff());
+    }
+  return thinnest;
+}
+
+// The largest step over which no free body's points move more than a quarter of the thinnest body, so that error
+// control, which sees only the step's stages, cannot step over a contact (a fast ball through a thin plate).
+double travel_step(const World& world, const VecX& x, double thinnest) {
+  if (!std::isfinite(thinnest)) return std::numeric_limits<double>::infinity();
+  double speed = 0;
+  for (size_t i = 0; i < world.bodies.size(); ++i) {
+    const RigidBody& b = world.bodies[i];
+    if (b.fixed) continue;
+    double reach = 0;  // centre of mass to the farthest bounded point
+    for (const auto& cell : b.geometry.cells) {
+      const geo::Aabb box = geo::world_bounds(cell, Pose{});
+      if (!box.empty() && std::max(box.max.cwiseAbs().maxCoeff(), box.min.cwiseAbs().maxCoeff()) < 1e100)
+        reach = std::max(reach, box.max.cwiseAbs().cwiseMax(box.min.cwiseAbs()).norm());
+    }
+    const auto k = world.kinematics(x, static_cast<int>(i));
+    speed = std::max(speed, k.velocity.norm() + k.angular_velocity.norm() * reach);
+  }
+  return speed > 0 ? 0.25 * thinnest / speed : std::numeric_limits<double>::infinity();
+}
+
+std::vector<char> contact_flags(const std::vector<contact::ContactResult>& results) {
+  std::vector<char> flags;
+  for (const auto& r : results) flags.push_back(r.in_contact ? 1 : 0);
+  return flags;
+}
+
 }  // namespace
 
 ImpulseScript::ImpulseScript(const Scenario& scenario, const World& world)
@@ -196,6 +258,24 @@ int ImpulseScript::fire(size_t i, double t, VecX& x) {
   return 1;
 }
 
+double ImpulseScript::next_time_trigger(double t) const {
+  double next = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (specs_[i].at && !done_[i] && *specs_[i].at > t) next = std::min(next, *specs_[i].at);
+  return next;
+}
+
+bool ImpulseScript::crossing_due(double t_new, const VecX& x_new) const {
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    const ImpulseSpec& s = specs_[i];
+    if (s.at || (s.until && t_new > *s.until)) continue;
+    const double now = signal(i, x_new) - s.level, before = previous_[i] - s.level;
+    const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
+    if ((s.direction <= 0 && falls) || (s.direction >= 0 && rises)) return true;
+  }
+  return false;
+}
+
 int ImpulseScript::apply(double t, double h, VecX& x) {
   int fired = 0;
   std::vector<size_t> due;
@@ -218,20 +298,12 @@ int ImpulseScript::apply(double t, double h, VecX& x) {
 RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options) {
   World& world = built.world;
   VecX x = built.initial_state;
-  const auto method = integ::method_from_name(scenario.integrator);
-  integ::Stepper stepper(*method, world.state_size());
   const integ::OdeSystem system = world.ode_system();
 
-  const double h = scenario.step;
-  const long total_steps = std::lround(scenario.duration / h);
-  // In double first: an interval far beyond the duration must not overflow the conversion.
-  const long sample_every =
-      scenario.output_interval > 0
-          ? std::max(1L, std::lround(std::min(scenario.output_interval / h, static_cast<double>(total_steps) + 1)))
-          : 1L;
-
   const StepGuardReport guard = check_step(scenario, world);  // for the "try <= X s" of a failure
-  OutputWriter writer(options.output_path, make_layout(scenario, world));
+  OutputLayout layout = make_layout(scenario, world);
+  layout.step_size = scenario.adaptive;
+  OutputWriter writer(options.output_path, layout);
   RunSummary summary;
   summary.passive = world.is_passive();
   const auto wall_start = Clock::now();
@@ -245,12 +317,14 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   for (const auto& tally : script.tallies()) summary.impulses_applied += tally.count;
   std::vector<contact::ContactResult> results;
   VecX scratch(world.state_size());
-  auto write_sample = [&](double t, const Energies& e) {
-    world.derivative(t, x, scratch, &results);
+  auto write_sample = [&](double t, const VecX& state, const Energies& e, double step_size) {
+    world.derivative(t, state, scratch, &results);
     double held = 0;
     for (const auto& r : results) held += r.bristle_energy;
     summary.max_bristle_energy = std::max(summary.max_bristle_energy, held);
-    writer.append(make_sample(t, world, x, e, results, script));
+    OutputSample sample = make_sample(t, world, state, e, results, script);
+    sample.step_size = step_size;
+    writer.append(sample);
     ++summary.samples;
   };
 
@@ -273,29 +347,14 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
     return t;
   };
   double min_total = e.total(), min_guard = guard_total(e), max_kinetic = e.kinetic;
-  write_sample(0, e);
 
   VecX x_before(world.state_size());
-  long step = 0;
   double t = 0;
-  for (; step < total_steps; ++step) {
-    if (options.stop_requested && *options.stop_requested) {
-      summary.status = "interrupted";
-      break;
-    }
-    x_before = x;  // the last healthy state, to name the bodies and contacts if this step blows up
-    stepper.step(system, t, h, x);
-    t = (step + 1) * h;  // no accumulated round-off in the time vector
-    if (!x.allFinite()) {
-      summary.failed = true;
-      std::ostringstream msg;
-      msg << describe_blow_up(world, x, t, h) << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
-          << "; likely cause: " << suggestion(guard, h);
-      summary.failure_message = msg.str();
-      break;
-    }
+  // After a step of size h has put the state at time t into x: commits the contacts' memories, fires the
+  // impulses due, and runs the energy guard. False when the run must stop (summary.failed).
+  auto commit = [&](double h, double impulse_h) {
     world.accept_step(t, x);
-    const int fired = script.apply(t, h, x);  // scripted impulses: between accepted steps only
+    const int fired = script.apply(t, impulse_h, x);  // scripted impulses: between accepted steps only
     e = world.energies(x);
     const double total_guard = guard_total(e);
     if (fired) {
@@ -327,9 +386,19 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       msg << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
           << "; likely cause: " << suggestion(guard, h);
       summary.failure_message = msg.str();
-      break;
+      return false;
     }
-    if ((step + 1) % sample_every == 0 || step + 1 == total_steps) write_sample(t, e);
+    return true;
+  };
+  auto blow_up = [&](double h) {
+    summary.failed = true;
+    std::ostringstream msg;
+    msg << describe_blow_up(world, x, t, h) << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
+        << "; likely cause: " << suggestion(guard, h);
+    summary.failure_message = msg.str();
+  };
+  // Flushing, progress and the --dump-vdb snapshot, after each accepted step.
+  auto housekeeping = [&](double h) {
     if (options.dump_vdb_time >= 0 && t >= options.dump_vdb_time && t - h < options.dump_vdb_time)
       summary.vdb_files = dump_overlaps(world, x, scenario.geometry_tolerance, options.dump_vdb_prefix);
     const auto now = Clock::now();
@@ -338,15 +407,141 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       last_flush = now;
     }
     if (options.on_progress && now - last_progress > std::chrono::milliseconds(100)) {
-      options.on_progress({t, scenario.duration, wall_seconds()});
+      options.on_progress({t, scenario.duration, wall_seconds(), h});
       last_progress = now;
     }
+  };
+
+  if (scenario.adaptive) {
+    // Error-controlled steps (docs/integration.md). Each step starts from f at the committed state, so a contact's
+    // memories and an impulse are seen from the next step on; a rejected trial changes nothing but the step size.
+    const auto method = *integ::adaptive_method_from_name(scenario.integrator);
+    const AdaptiveSettings& as = scenario.adaptive_settings;
+    const integ::Tolerances tol = error_weights(world, as);
+    integ::AdaptiveStepper stepper(method, world.state_size());
+    integ::StepController controller(method);
+    const double T = scenario.duration;
+    const double max_step = as.max_step > 0 ? as.max_step : T / 50;
+    // A step across a contact onset or loss (or an impulse's crossing) is at most half the fastest contact mode's
+    // stable step: the onset is resolved on the contact's own time scale, never smeared over a free-flight step.
+    const double event_step = std::min(max_step, 0.5 * guard.max_step);
+    const double thinnest = thinnest_extent(world);
+    VecX f0(world.state_size()), sample_state(world.state_size());
+    long evaluations = 0;
+    world.derivative(t, x, f0, &results);
+    ++evaluations;
+    std::vector<char> touching = contact_flags(results), touching_new;
+    double h = as.initial_step > 0 ? as.initial_step : integ::initial_step(system, method, t, x, f0, tol, max_step);
+    if (as.initial_step <= 0) ++evaluations;
+    write_sample(0, x, e, h);
+    const double interval = scenario.output_interval;
+    long next_sample = 1;  // sample k is at k * interval (every accepted step when interval is 0)
+    std::vector<double> steps;
+    while (t < T) {
+      if (options.stop_requested && *options.stop_requested) {
+        summary.status = "interrupted";
+        break;
+      }
+      h = std::min({h, max_step, travel_step(world, x, thinnest)});
+      // Land exactly on the end and on each timed impulse; avoid a sliver of a last step.
+      double t_new = t + h;
+      const double stop = std::min(T, script.next_time_trigger(t));
+      if (t_new >= stop - 1e-3 * h) t_new = stop, h = stop - t;
+      const double min_step = 64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+      if (!(h > min_step)) {
+        summary.failed = true;
+        std::ostringstream msg;
+        msg << "step size underflow at t = " << t << " s: the error control asked for a step of " << h
+            << " s (below " << min_step << " s); " << describe_state(world, x, t)
+            << "; likely cause: a discontinuous force or a contact too stiff for the tolerance (docs/integration.md)";
+        summary.failure_message = msg.str();
+        break;
+      }
+      const double err = stepper.attempt(system, t, x, f0, h, tol);
+      evaluations += stepper.evaluations_per_attempt();
+      bool accepted = err <= 1;
+      if (accepted && h > event_step) {
+        world.derivative(t_new, stepper.candidate(), scratch, &results);
+        ++evaluations;
+        touching_new = contact_flags(results);
+        if (touching_new != touching || script.crossing_due(t_new, stepper.candidate())) {
+          ++summary.event_cuts;
+          accepted = false;
+        }
+      }
+      if (!accepted) {
+        ++summary.rejected_steps;
+        h = err <= 1 ? std::max(event_step, 0.5 * h) : controller.propose(h, err, false);
+        continue;
+      }
+      // Samples inside the step from the continuous extension (before the contacts commit: the memories of the
+      // step's start hold over it); a sample at the step's end after it, like a fixed step's.
+      const double t_old = t;
+      while (interval > 0 && next_sample * interval < t_new - 1e-9 * interval) {
+        const double ts = next_sample * interval;
+        stepper.dense(system, (ts - t_old) / h, sample_state);
+        write_sample(ts, sample_state, world.energies(sample_state), h);
+        ++next_sample;
+      }
+      x_before = x;
+      x = stepper.candidate();
+      t = t_new;
+      if (!x.allFinite()) {
+        blow_up(h);
+        break;
+      }
+      steps.push_back(h);
+      if (!commit(h, 0)) break;
+      if (interval <= 0 || t >= T || std::abs(t - next_sample * interval) <= 1e-9 * interval) {
+        write_sample(t, x, e, h);
+        if (interval > 0 && std::abs(t - next_sample * interval) <= 1e-9 * interval) ++next_sample;
+      }
+      housekeeping(h);
+      world.derivative(t, x, f0, &results);
+      ++evaluations;
+      touching = contact_flags(results);
+      h = controller.propose(h, err, true);
+    }
+    summary.steps = static_cast<long>(steps.size());
+    summary.rhs_evaluations = evaluations + summary.samples;
+    if (!steps.empty()) {
+      std::sort(steps.begin(), steps.end());
+      summary.min_step = steps.front(), summary.max_step = steps.back(), summary.median_step = steps[steps.size() / 2];
+    }
+  } else {
+    write_sample(0, x, e, scenario.step);
+    const auto method = integ::method_from_name(scenario.integrator);
+    integ::Stepper stepper(*method, world.state_size());
+    const double h = scenario.step;
+    const long total_steps = std::lround(scenario.duration / h);
+    // In double first: an interval far beyond the duration must not overflow the conversion.
+    const long sample_every =
+        scenario.output_interval > 0
+            ? std::max(1L, std::lround(std::min(scenario.output_interval / h, static_cast<double>(total_steps) + 1)))
+            : 1L;
+    long step = 0;
+    for (; step < total_steps; ++step) {
+      if (options.stop_requested && *options.stop_requested) {
+        summary.status = "interrupted";
+        break;
+      }
+      x_before = x;  // the last healthy state, to name the bodies and contacts if this step blows up
+      stepper.step(system, t, h, x);
+      t = (step + 1) * h;  // no accumulated round-off in the time vector
+      if (!x.allFinite()) {
+        blow_up(h);
+        break;
+      }
+      if (!commit(h, h)) break;
+      if ((step + 1) % sample_every == 0 || step + 1 == total_steps) write_sample(t, x, e, h);
+      housekeeping(h);
+    }
+    summary.steps = step;
+    summary.rhs_evaluations = step * integ::method_stages(*method) + summary.samples;
   }
-  summary.steps = step;
   summary.sim_time = t;
   summary.final_energy = world.energies(x);
   summary.wall_time = wall_seconds();
-  summary.rhs_evaluations = step * integ::method_stages(*method) + summary.samples;
   summary.interference_queries = geo::interference_query_count() - queries_at_start;
   if (summary.failed)
     summary.status = "failed: " + summary.failure_message;
@@ -359,9 +554,18 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   writer.set_number_attribute("steps", static_cast<double>(summary.steps));
   writer.set_number_attribute("rhs_evaluations", static_cast<double>(summary.rhs_evaluations));
   writer.set_number_attribute("interference_queries", static_cast<double>(summary.interference_queries));
+  if (scenario.adaptive) {
+    writer.set_number_attribute("accepted_steps", static_cast<double>(summary.steps));
+    writer.set_number_attribute("rejected_steps", static_cast<double>(summary.rejected_steps));
+    writer.set_number_attribute("event_cuts", static_cast<double>(summary.event_cuts));
+    writer.set_number_attribute("min_step", summary.min_step);
+    writer.set_number_attribute("median_step", summary.median_step);
+    writer.set_number_attribute("max_step", summary.max_step);
+  }
   if (!script.empty()) writer.set_number_attribute("impulses_applied", static_cast<double>(summary.impulses_applied));
   writer.close();
-  if (options.on_progress) options.on_progress({t, scenario.duration, summary.wall_time});
+  if (options.on_progress)
+    options.on_progress({t, scenario.duration, summary.wall_time, scenario.adaptive ? summary.max_step : scenario.step});
   return summary;
 }
 

@@ -1,4 +1,4 @@
-// Runs a world through time with a fixed-step integrator, writing samples to HDF5 as it goes.
+// Runs a world through time with a fixed-step or an error-controlled integrator, writing samples to HDF5 as it goes.
 #pragma once
 #include <cmath>
 #include <csignal>
@@ -12,6 +12,7 @@ namespace vcsim {
 
 struct Progress {
   double sim_time = 0, duration = 0, wall_time = 0;
+  double step = 0;  // s, the step in use (adaptive integrators: the latest accepted)
 };
 
 struct RunOptions {
@@ -35,6 +36,10 @@ struct RunSummary {
   std::string failure_message;
   int vdb_files = 0;  // written by --dump-vdb
   long impulses_applied = 0;  // scripted impulses fired (Scenario::impulses)
+  // Adaptive integrators (steps counts the accepted ones): rejected trials, of which cut at a contact onset or loss
+  // or an impulse's crossing; the accepted steps' smallest, median and largest size.
+  long rejected_steps = 0, event_cuts = 0;
+  double min_step = 0, median_step = 0, max_step = 0;
 };
 
 // Builds the world from a validated scenario (mass properties from geometry where asked,
@@ -58,8 +63,13 @@ class ImpulseScript {
  public:
   ImpulseScript(const Scenario& scenario, const World& world);
   void start(VecX& x) { apply(0, 0, x); }  // on the initial state: applies impulses with at = 0
-  // Applies every impulse due at the accepted state x at time t (fixed step h); returns how many fired.
+  // Applies every impulse due at the accepted state x at time t (fixed step h; 0 for an adaptive run, whose steps
+  // end on each time trigger); returns how many fired.
   int apply(double t, double h, VecX& x);
+  // For an adaptive run: the next time trigger after t (+inf if none), and whether a crossing trigger would fire at
+  // the candidate state x_new at t_new (so that the step is cut before it).
+  double next_time_trigger(double t) const;
+  bool crossing_due(double t_new, const VecX& x_new) const;
   const std::vector<ImpulseTally>& tallies() const { return tallies_; }
   bool empty() const { return specs_.empty(); }
 

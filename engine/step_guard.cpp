@@ -211,7 +211,11 @@ std::vector<ContactGuardInput> contact_guard_inputs(const Scenario& scenario, co
 
 StepGuardReport check_step(const Scenario& scenario, const World& world) {
   StepGuardReport r;
-  const auto method = integ::method_from_name(scenario.integrator);
+  // An adaptive pair propagates the same solution as its fixed-step method: the same stability limits. Its error
+  // control keeps the step stable by itself, so only the modes are reported (the run uses them to bound the step
+  // across a contact onset), never a warning.
+  const auto adaptive = integ::adaptive_method_from_name(scenario.integrator);
+  const auto method = adaptive ? integ::propagating_method(*adaptive) : integ::method_from_name(scenario.integrator);
   if (!method) return r;
   for (const auto& in : contact_guard_inputs(scenario, world))
     for (auto& m : estimate_contact_modes(in, *method)) r.modes.push_back(std::move(m));
@@ -220,13 +224,14 @@ StepGuardReport check_step(const Scenario& scenario, const World& world) {
     if (!r.modes[i].conditional && r.modes[i].max_step < r.max_step)
       r.max_step = r.modes[i].max_step, r.limiting = static_cast<int>(i);
   }
-  r.too_large = r.limiting >= 0 && scenario.step > r.max_step;
+  r.too_large = !adaptive && r.limiting >= 0 && scenario.step > r.max_step;
   if (r.too_large) {
     const ModeEstimate& m = r.modes[r.limiting];
     std::ostringstream w;
     w << "warning: step " << scenario.step << " s is beyond " << scenario.integrator << "'s stability limit "
       << num(m.max_step) << " s for the " << m.mode << " mode of contact '" << m.contact << "' (" << m.formula
-      << "); try <= " << num(0.9 * m.max_step) << " s (docs/reliability.md)";
+      << "); try <= " << num(0.9 * m.max_step) << " s, or the error-controlled integrator: dopri5 "
+      << "(docs/reliability.md, docs/integration.md)";
     r.warning = w.str();
   }
   return r;

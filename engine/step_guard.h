@@ -14,7 +14,7 @@
 #include "contact/model_params.h"
 #include "engine/scenario.h"
 #include "engine/world.h"
-#include "integrators/explicit_rk.h"
+#include "integrators/adaptive_rk.h"
 
 namespace vcsim {
 

@@ -230,7 +230,18 @@ std::vector<Case> catalogue() {
        "@:2:3: error: simulation: expected required key 'step' (the fixed time step in s); it is missing"},
       {"unknown_integrator", replace(B, "  step: 0.001\n", "  step: 0.001\n  integrator: rk44\n"),
        "@:4:15: error: simulation.integrator: expected an integrator (euler, semi_implicit_euler, heun, rk3, rk4, rk5, "
-       "or the aliases ode3, ode5); got 'rk44'; did you mean 'rk4'?"},
+       "the adaptive dopri5, bs23, or the aliases ode3, ode5, ode23, ode45); got 'rk44'; did you mean 'rk4'?"},
+      {"rel_tol_with_fixed_step", replace(B, "  step: 0.001\n", "  step: 0.001\n  rel_tol: 1.0e-6\n"),
+       "@:4:12: error: simulation.rel_tol: error-control settings only with an adaptive integrator (dopri5, bs23); "
+       "integrator is rk4"},
+      {"rel_tol_out_of_range", replace(B, "  step: 0.001\n", "  integrator: dopri5\n  rel_tol: 1.0e-15\n"),
+       "@:4:12: error: simulation.rel_tol: expected a relative tolerance in [1e-13, 1); got 1e-15"},
+      {"abs_tol_unknown_kind", replace(B, "  step: 0.001\n", "  integrator: dopri5\n  abs_tol: {positon: 1.0e-6}\n"),
+       "@:4:13: error: simulation.abs_tol.positon: expected a key of simulation.abs_tol (position, quaternion, velocity, "
+       "angular_velocity, friction); got unknown key 'positon'; did you mean 'position'?"},
+      {"initial_step_beyond_max_step",
+       replace(B, "  step: 0.001\n", "  integrator: dopri5\n  max_step: 0.01\n  initial_step: 0.1\n"),
+       "@:5:17: error: simulation.initial_step: expected a first step <= the largest step (0.01 s); got 0.1 s"},
       // ---- --set overrides with bad paths or values ----
       {"set_missing_body", B,
        "@: --set bodies.bal.velocity=[0,0.3,0]: error: bodies.bal: expected the name of an existing entry of bodies "
@@ -247,7 +258,7 @@ std::vector<Case> catalogue() {
       {"set_empty_segment", B,
        "@: --set bodies..ball.mass=1: error: bodies..ball.mass: expected a key path of names separated by '.', list items as [N]; got 'bodies..ball.mass'", {"bodies..ball.mass=1"}},
       {"set_unknown_key", B,
-       "@: --set simulation.stepp=0.01: error: simulation.stepp: expected a key of simulation (duration, step, integrator, geometry_tolerance); got unknown key 'stepp'; did you mean 'step'?", {"simulation.stepp=0.01"}},
+       "@: --set simulation.stepp=0.01: error: simulation.stepp: expected a key of simulation (duration, step, integrator, geometry_tolerance, rel_tol, abs_tol, max_step, initial_step); got unknown key 'stepp'; did you mean 'step'?", {"simulation.stepp=0.01"}},
       // Creating two missing levels at once crashed the emitter once (fuzzing, tests/fuzz/crashes/scenario-0dd3...).
       {"set_new_nested_section", B,
        "@: --set a.b.c=1: error: a: expected a key of the scenario (name, description, simulation, gravity, output, "
