@@ -36,10 +36,20 @@ OutputLayout make_layout(const Scenario& scenario, const World& world) {
                             {"vcsim_version", VCSIM_VERSION},
                             {"git_revision", VCSIM_GIT_REVISION},
                             {"integrator", scenario.integrator}};
-  layout.number_attributes = {{"step", scenario.step},
+  if (scenario.adaptive) {
+    const AdaptiveSettings& a = scenario.adaptive_settings;
+    layout.number_attributes = {{"rel_tol", a.rel_tol},
+                                {"abs_tol_position", a.abs_position},
+                                {"abs_tol_quaternion", a.abs_quaternion},
+                                {"abs_tol_velocity", a.abs_velocity},
+                                {"abs_tol_angular_velocity", a.abs_angular_velocity},
+                                {"abs_tol_friction", a.abs_friction},
+                                {"step_limit", a.max_step > 0 ? a.max_step : scenario.duration / 50}};
+  }
+  layout.number_attributes.insert({{"step", scenario.step},
                               {"duration", scenario.duration},
                               {"output_interval", scenario.output_interval},
-                              {"geometry_tolerance", scenario.geometry_tolerance}};
+                              {"geometry_tolerance", scenario.geometry_tolerance}});
   return layout;
 }
 
@@ -174,37 +184,54 @@ integ::Tolerances error_weights(const World& world, const AdaptiveSettings& as) 
   return tol;
 }
 
-// The thinnest extent of any bounded body (a plate's thickness), +inf when none is bounded.
-double thinnest_extent(const World& world) {
-  double thinnest = std::numeric_limits<double>::infinity();
-  for (const auto& b : world.bodies)
-    for (const auto& cell : b.geometry.cells) {
-      const geo::Aabb box = geo::world_bounds(cell, Pose{});
-      if (box.empty()) continue;
-      const Vec3 ext = box.max - box.min;
-      if (ext.allFinite() && ext.maxCoeff() < 1e100) thinnest = std::min(thinnest, ext.minCoeff());
+// What the travel bound needs of a body, in its centre-of-mass frame: its bounds (over its cells), its thinnest bounded
+// extent (a plate's thickness; +inf when unbounded) and its reach from the centre of mass (0 when unbounded).
+struct BodyExtent {
+  geo::Aabb box;
+  double thinnest = std::numeric_limits<double>::infinity(), reach = 0;
+};
+std::vector<BodyExtent> body_extents(const World& world) {
+  std::vector<BodyExtent> out(world.bodies.size());
+  for (size_t i = 0; i < world.bodies.size(); ++i)
+    for (const auto& cell : world.bodies[i].geometry.cells) {
+      const geo::Aabb b = geo::world_bounds(cell, Pose{});
+      if (b.empty()) continue;
+      out[i].box.min = out[i].box.min.cwiseMin(b.min), out[i].box.max = out[i].box.max.cwiseMax(b.max);
+      if (std::max(b.max.cwiseAbs().maxCoeff(), b.min.cwiseAbs().maxCoeff()) < 1e100) {
+        out[i].thinnest = std::min(out[i].thinnest, (b.max - b.min).minCoeff());
+        out[i].reach = std::max(out[i].reach, b.max.cwiseAbs().cwiseMax(b.min.cwiseAbs()).norm());
+      }
     }
-  return thinnest;
+  return out;
 }
 
-// The largest step over which no free body's points move more than a quarter of the thinnest body, so that error
-// control, which sees only the step's stages, cannot step over a contact (a fast ball through a thin plate).
-double travel_step(const World& world, const VecX& x, double thinnest) {
-  if (!std::isfinite(thinnest)) return std::numeric_limits<double>::infinity();
-  double speed = 0;
-  for (size_t i = 0; i < world.bodies.size(); ++i) {
-    const RigidBody& b = world.bodies[i];
-    if (b.fixed) continue;
-    double reach = 0;  // centre of mass to the farthest bounded point
-    for (const auto& cell : b.geometry.cells) {
-      const geo::Aabb box = geo::world_bounds(cell, Pose{});
-      if (!box.empty() && std::max(box.max.cwiseAbs().maxCoeff(), box.min.cwiseAbs().maxCoeff()) < 1e100)
-        reach = std::max(reach, box.max.cwiseAbs().cwiseMax(box.min.cwiseAbs()).norm());
+// The largest step over which no contact pair closes its bounding-box gap plus a quarter of its thinner body, so
+// that error control, which sees only a step's stages, cannot carry a body through another (a fast ball through a
+// thin plate) while bodies far apart keep their long free-flight steps.
+double travel_step(const World& world, const VecX& x, const std::vector<BodyExtent>& extents) {
+  double h = std::numeric_limits<double>::infinity();
+  for (const auto& c : world.contacts) {
+    const double thin = 0.25 * std::min(extents[c.body_i].thinnest, extents[c.body_j].thinnest);
+    if (!std::isfinite(thin)) continue;
+    double speed = 0, gap = 0;
+    geo::Aabb box[2];
+    int k = 0;
+    for (const int b : {c.body_i, c.body_j}) {
+      const auto kin = world.kinematics(x, b);
+      speed += kin.velocity.norm() + kin.angular_velocity.norm() * extents[b].reach;
+      // World bounds of the body's box: centre ± |R| half-extent (unbounded stays unbounded).
+      const geo::Aabb& e = extents[b].box;
+      const Vec3 centre = 0.5 * (e.min + e.max), half = 0.5 * (e.max - e.min);
+      const Mat3 R = kin.pose.rotation.normalized().toRotationMatrix();
+      const Vec3 c_w = kin.pose.position + R * centre, h_w = R.cwiseAbs() * half;
+      box[k].min = c_w - h_w, box[k].max = c_w + h_w;
+      ++k;
     }
-    const auto k = world.kinematics(x, static_cast<int>(i));
-    speed = std::max(speed, k.velocity.norm() + k.angular_velocity.norm() * reach);
+    for (int a = 0; a < 3; ++a)
+      gap = std::max({gap, box[1].min[a] - box[0].max[a], box[0].min[a] - box[1].max[a]});
+    if (speed > 0) h = std::min(h, (gap + thin) / speed);
   }
-  return speed > 0 ? 0.25 * thinnest / speed : std::numeric_limits<double>::infinity();
+  return h;
 }
 
 std::vector<char> contact_flags(const std::vector<contact::ContactResult>& results) {
@@ -425,7 +452,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
     // A step across a contact onset or loss (or an impulse's crossing) is at most half the fastest contact mode's
     // stable step: the onset is resolved on the contact's own time scale, never smeared over a free-flight step.
     const double event_step = std::min(max_step, 0.5 * guard.max_step);
-    const double thinnest = thinnest_extent(world);
+    const std::vector<BodyExtent> extents = body_extents(world);
     VecX f0(world.state_size()), sample_state(world.state_size());
     long evaluations = 0;
     world.derivative(t, x, f0, &results);
@@ -442,7 +469,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
         summary.status = "interrupted";
         break;
       }
-      h = std::min({h, max_step, travel_step(world, x, thinnest)});
+      h = std::min({h, max_step, travel_step(world, x, extents)});
       // Land exactly on the end and on each timed impulse; avoid a sliver of a last step.
       double t_new = t + h;
       const double stop = std::min(T, script.next_time_trigger(t));

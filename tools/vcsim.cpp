@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "contact/model_params.h"
 #include "engine/input_error.h"
@@ -38,6 +39,22 @@ std::string format_duration(double s) {
   return buf;
 }
 
+// "100000 steps of 5e-05 s (rk3)", or for an adaptive run "8698 accepted steps of 4.4e-07 .. 0.032 s, median
+// 0.00032 s, 118 rejected (dopri5, rel_tol 1e-06)".
+std::string describe_steps(const vcsim::Scenario& scenario, const vcsim::RunSummary& s) {
+  std::ostringstream out;
+  out.precision(2);
+  if (!scenario.adaptive) {
+    out.precision(6);
+    out << s.steps << " steps of " << scenario.step << " s (" << scenario.integrator << ")";
+  } else {
+    out << s.steps << " accepted steps of " << s.min_step << " .. " << s.max_step << " s, median " << s.median_step
+        << " s, " << s.rejected_steps << " rejected (" << scenario.integrator << ", rel_tol "
+        << scenario.adaptive_settings.rel_tol << ")";
+  }
+  return out.str();
+}
+
 // A progress bar on a terminal; a plain line every tenth of the run otherwise.
 struct ProgressReporter {
   bool tty = isatty(fileno(stderr));
@@ -48,16 +65,16 @@ struct ProgressReporter {
     const double eta = frac > 0 ? p.wall_time * (1 - frac) / frac : NAN;
     if (tty) {
       const int width = 30, filled = int(frac * width + 0.5);
-      std::fprintf(stderr, "\r[%s%s] t = %.4g / %.4g s  %.2fx real time  ETA %s   ",
+      std::fprintf(stderr, "\r[%s%s] t = %.4g / %.4g s  step %.2g s  %.2fx real time  ETA %s   ",
                    std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), p.sim_time,
-                   p.duration, rtf, format_duration(eta).c_str());
+                   p.duration, p.step, rtf, format_duration(eta).c_str());
       if (frac >= 1) std::fprintf(stderr, "\n");
     } else {
       const int decile = int(frac * 10 + 1e-9);
       if (decile == last_decile) return;
       last_decile = decile;
-      std::fprintf(stderr, "progress: t = %.6g / %.6g s (%d%%), %.2fx real time, ETA %s\n", p.sim_time,
-                   p.duration, decile * 10, rtf, format_duration(eta).c_str());
+      std::fprintf(stderr, "progress: t = %.6g / %.6g s (%d%%), step %.2g s, %.2fx real time, ETA %s\n", p.sim_time,
+                   p.duration, decile * 10, p.step, rtf, format_duration(eta).c_str());
     }
   }
 };
@@ -86,18 +103,27 @@ int run_plot(const std::string& file, const std::string& dir, const std::vector<
 // Debian's interpreter, which has python3-h5py and python3-matplotlib (a pyenv python may not).
 // The energy line's verdict (docs/conventions.md, "Energy tolerance"): round-off, plus what the friction bristles
 // held (their springs are outside the bookkeeping and give back what they stored when a stuck contact slips).
-std::string energy_verdict(const vcsim::RunSummary& s) {
+// relative: the budget's factor, 1e-9 (round-off) for the fixed steps, rel_tol for the adaptive integrators (whose
+// states, and so the energy, are right to rel_tol; docs/conventions.md).
+std::string energy_verdict(const vcsim::RunSummary& s, double relative) {
   if (!s.passive) return " (scene has applied torques: not checked)";
-  const double round_off = 1e-9 * std::max(1.0, std::abs(s.initial_energy.total()));
-  if (s.max_energy_increase <= round_off) return " (never increased, within the 1e-9 relative round-off budget)";
+  const double budget = relative * std::max(1.0, std::abs(s.initial_energy.total()));
   std::ostringstream m;
   m.precision(3);
-  if (s.max_energy_increase <= round_off + s.max_bristle_energy)
-    m << " (never increased beyond round-off plus the " << s.max_bristle_energy
-      << " J the friction bristles held at most; docs/conventions.md)";
-  else
-    m << " (INCREASED beyond round-off (1e-9 relative) plus the " << s.max_bristle_energy
+  const bool round_off = relative <= 1e-9;
+  std::ostringstream budget_text;
+  budget_text.precision(3);
+  if (round_off) budget_text << "round-off (1e-9 relative)";
+  else budget_text << "the integration tolerance (" << relative << " relative)";
+  if (s.max_energy_increase <= budget) {
+    m << " (never increased, within the " << (round_off ? "1e-9 relative round-off budget)" : "rel_tol budget)");
+  } else if (s.max_energy_increase <= budget + s.max_bristle_energy) {
+    m << " (never increased beyond " << (round_off ? "round-off" : "the integration tolerance") << " plus the "
+      << s.max_bristle_energy << " J the friction bristles held at most; docs/conventions.md)";
+  } else {
+    m << " (INCREASED beyond " << budget_text.str() << " plus the " << s.max_bristle_energy
       << " J the bristles held; docs/conventions.md)";
+  }
   return m.str();
 }
 
@@ -353,13 +379,13 @@ int main(int argc, char** argv) {
   const int used_threads = threads > 0 ? threads : tbb::info::default_concurrency();
   std::cout << "scenario   " << scenario.name << " (" << file << ")\n"
             << "status     " << s.status << "\n"
-            << "simulated  " << s.sim_time << " s in " << s.steps << " steps of " << scenario.step << " s ("
-            << scenario.integrator << "), " << s.rhs_evaluations << " right-hand-side evaluations\n"
+            << "simulated  " << s.sim_time << " s in " << describe_steps(scenario, s) << ", " << s.rhs_evaluations
+            << " right-hand-side evaluations\n"
             << "wall time  " << s.wall_time << " s (" << (s.wall_time > 0 ? s.sim_time / s.wall_time : 0)
             << "x real time, " << used_threads << " threads)\n"
             << "energy     total " << s.initial_energy.total() << " J -> " << s.final_energy.total()
             << " J; largest rise " << s.max_energy_increase << " J"
-            << energy_verdict(s)
+            << energy_verdict(s, scenario.adaptive ? std::max(1e-9, scenario.adaptive_settings.rel_tol) : 1e-9)
             << "\n"
             << "output     " << options.output_path << " (" << s.samples << " samples)\n";
   if (!scenario.impulses.empty())  // scripted impulses are external work: the energy line starts over after each
