@@ -806,9 +806,9 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       if (!method && !adaptive) {
         std::vector<std::string> all = names;
         for (const auto& a : integ::adaptive_method_names()) all.push_back(a);
-        all.insert(all.end(), {"ode3", "ode5", "ode23", "ode45"});
+        all.insert(all.end(), {"ode3", "ode5", "ode23", "ode45", "ode23s"});
         std::string msg = "expected an integrator (" + join_list(names) + ", the adaptive " +
-                          join_list(integ::adaptive_method_names()) + ", or the aliases ode3, ode5, ode23, ode45); got '" +
+                          join_list(integ::adaptive_method_names()) + ", or the aliases ode3, ode5, ode23, ode45, ode23s); got '" +
                           name + "'";
         const std::string hint = did_you_mean(name, all);
         if (!hint.empty()) msg += "; did you mean '" + hint + "'?";

@@ -1,7 +1,10 @@
-// Error-controlled explicit Runge–Kutta pairs for dx/dt = f(t, x) (Hairer, Nørsett & Wanner, Solving ODEs I, §II.4–6):
-// Dormand–Prince 5(4) (`dopri5`, MATLAB's ode45) and Bogacki–Shampine 3(2) (`bs23`, ode23). Both propagate the
-// higher-order solution (local extrapolation), estimate the local error with the embedded lower-order one, and give a
-// continuous extension between the step's ends (dense output): 4th order for dopri5, cubic Hermite for bs23.
+// Error-controlled integrators for dx/dt = f(t, x). Two explicit Runge–Kutta pairs (Hairer, Nørsett & Wanner, Solving
+// ODEs I, §II.4–6): Dormand–Prince 5(4) (`dopri5`, MATLAB's ode45) and Bogacki–Shampine 3(2) (`bs23`, ode23). Both
+// propagate the higher-order solution (local extrapolation), estimate the local error with the embedded lower-order
+// one, and give a continuous extension between the step's ends (dense output): 4th order for dopri5, cubic Hermite
+// for bs23. And one linearly implicit method for stiff scenes, `rosenbrock23` (MATLAB's ode23s: Shampine & Reichelt,
+// "The MATLAB ODE Suite", 1997): second order, L-stable, a third-order error estimate and a second-order continuous
+// extension, with the Jacobian ∂f/∂x by forward differences at every step (n + 1 evaluations of f).
 //
 // Like the fixed-step Stepper they know nothing of bodies or contacts. The caller owns the loop: it supplies f at the
 // step's start (so that anything it commits between steps, such as contact memories, is seen), asks for a trial
@@ -17,13 +20,16 @@
 
 namespace vcsim::integ {
 
-enum class AdaptiveMethod { Dopri5, Bs23 };
+enum class AdaptiveMethod { Dopri5, Bs23, Rosenbrock23 };
 
-std::optional<AdaptiveMethod> adaptive_method_from_name(const std::string& name);  // dopri5/ode45, bs23/ode23
+// dopri5/ode45, bs23/ode23, rosenbrock23/ode23s
+std::optional<AdaptiveMethod> adaptive_method_from_name(const std::string& name);
 std::string adaptive_method_name(AdaptiveMethod method);
 std::vector<std::string> adaptive_method_names();
 int adaptive_method_order(AdaptiveMethod method);  // of the propagated solution
-// The fixed-step method with the same propagated solution: same stability region (engine/step_guard).
+// The fixed-step method with the same propagated solution: same stability region (engine/step_guard). Rosenbrock23
+// has no explicit twin; it maps to the explicit method of its order class (bs3), whose stability limits then only
+// describe the contacts' time scales.
 Method propagating_method(AdaptiveMethod method);
 
 // Error weights: component i's error is measured against abs_tol[i] + rel_tol max(|x_i|, |x_new_i|). An infinite
@@ -56,13 +62,18 @@ class AdaptiveStepper {
   // x(t + θ h), 0 <= θ <= 1, on the last trial's continuous extension (projected).
   void dense(const OdeSystem& system, double theta, VecX& out) const;
   AdaptiveMethod method() const { return method_; }
-  int evaluations_per_attempt() const;  // right-hand-side evaluations after f0
+  int evaluations_per_attempt() const;  // right-hand-side evaluations after f0 (rosenbrock23: with the Jacobian's)
 
  private:
   AdaptiveMethod method_;
   std::vector<VecX> k_;
   VecX stage_, x0_, x_new_, err_;
-  std::vector<VecX> dense_;  // dopri5: rcont1..5; bs23: x0, x1, h f0, h f1
+  double attempt_rosenbrock(const OdeSystem& system, double t, const VecX& x, const VecX& f0, double h,
+                            const Tolerances& tol);
+
+  std::vector<VecX> dense_;  // dopri5: rcont1..5; otherwise the cubic Hermite data x0, x1, h f0, h f1
+  Eigen::MatrixXd jacobian_;
+  int jacobian_evaluations_ = 0;
   double h_ = 0;
 };
 

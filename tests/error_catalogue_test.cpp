@@ -230,7 +230,7 @@ std::vector<Case> catalogue() {
        "@:2:3: error: simulation: expected required key 'step' (the fixed time step in s); it is missing"},
       {"unknown_integrator", replace(B, "  step: 0.001\n", "  step: 0.001\n  integrator: rk44\n"),
        "@:4:15: error: simulation.integrator: expected an integrator (euler, semi_implicit_euler, heun, rk3, rk4, rk5, "
-       "the adaptive dopri5, bs23, or the aliases ode3, ode5, ode23, ode45); got 'rk44'; did you mean 'rk4'?"},
+       "the adaptive dopri5, bs23, rosenbrock23, or the aliases ode3, ode5, ode23, ode45, ode23s); got 'rk44'; did you mean 'rk4'?"},
       {"rel_tol_with_fixed_step", replace(B, "  step: 0.001\n", "  step: 0.001\n  rel_tol: 1.0e-6\n"),
        "@:4:12: error: simulation.rel_tol: error-control settings only with an adaptive integrator (dopri5, bs23); "
        "integrator is rk4"},

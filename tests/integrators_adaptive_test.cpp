@@ -75,10 +75,16 @@ Run integrate(AdaptiveMethod m, double tol, double T) {
 
 }  // namespace
 
-TEST_CASE("dopri5 and bs23: propagated solution, error estimate and dense output converge at their orders") {
+TEST_CASE("dopri5, bs23, rosenbrock23: propagated solution, error estimate and dense output converge at their orders") {
   const OdeSystem sys = kepler();
-  for (const AdaptiveMethod m : {AdaptiveMethod::Dopri5, AdaptiveMethod::Bs23}) {
-    const int p = adaptive_method_order(m);  // 5 or 3; the estimate is of order p (embedded q = p − 1, error h^p)
+  for (const AdaptiveMethod m : {AdaptiveMethod::Dopri5, AdaptiveMethod::Bs23, AdaptiveMethod::Rosenbrock23}) {
+    const bool rosenbrock = m == AdaptiveMethod::Rosenbrock23;
+    const int p = adaptive_method_order(m);  // 5, 3, 2
+    // The explicit pairs' estimate is the embedded order-(p − 1) solution's error, O(h^p); ode23s's is O(h^(p+1)).
+    const int estimate_order = rosenbrock ? p + 1 : p;
+    // The local error of the continuous extension: dopri5's 4th-order one O(h^5); cubic Hermite O(h^4), except that
+    // rosenbrock23's end point is itself only O(h^3) off.
+    const int dense_order = m == AdaptiveMethod::Dopri5 ? 5 : rosenbrock ? 3 : 4;
     std::vector<double> hs, global, estimate, middle;
     for (int k = 0; k < 4; ++k) {
       const double h = (m == AdaptiveMethod::Dopri5 ? 0.1 : 0.05) / std::pow(2.0, k);
@@ -120,15 +126,13 @@ TEST_CASE("dopri5 and bs23: propagated solution, error estimate and dense output
                                  << ", dense output (local) " << slope(hs, middle));
     // Tolerance ±0.35 on an observed order over three halvings (the asymptotic range starts late for bs23).
     CHECK(std::abs(slope(hs, global) - p) < 0.35);
-    CHECK(std::abs(slope(hs, estimate) - p) < 0.35);
-    // Local error of the continuous extension: O(h^5) for dopri5's 4th-order extension, O(h^4) for the cubic
-    // Hermite interpolant of bs23.
-    CHECK(std::abs(slope(hs, middle) - (m == AdaptiveMethod::Dopri5 ? 5 : 4)) < 0.4);
+    CHECK(std::abs(slope(hs, estimate) - estimate_order) < 0.35);
+    CHECK(std::abs(slope(hs, middle) - dense_order) < 0.4);
   }
 }
 
-TEST_CASE("dopri5 and bs23: the global error on a known solution follows the tolerance") {
-  for (const AdaptiveMethod m : {AdaptiveMethod::Dopri5, AdaptiveMethod::Bs23}) {
+TEST_CASE("dopri5, bs23, rosenbrock23: the global error on a known solution follows the tolerance") {
+  for (const AdaptiveMethod m : {AdaptiveMethod::Dopri5, AdaptiveMethod::Bs23, AdaptiveMethod::Rosenbrock23}) {
     const double T = 4 * M_PI;  // two orbits
     std::vector<double> tols = {1e-6, 1e-8, 1e-10}, errors;
     for (double tol : tols) {
@@ -142,8 +146,9 @@ TEST_CASE("dopri5 and bs23: the global error on a known solution follows the tol
       CHECK(r.accepted > 0);
       errors.push_back(r.error);
     }
-    // Tightening by 1e4 gains at least 1e3 (a controller that ignored the tolerance would not).
-    CHECK(errors[2] < 1e-3 * errors[0]);
+    // Tightening by 1e4 gains at least 1e3 (a controller that ignored the tolerance would not). rosenbrock23
+    // controls an O(h³) estimate but propagates the 2nd-order solution: its error goes as tol^(2/3), 1e4 → 464.
+    CHECK(errors[2] < (m == AdaptiveMethod::Rosenbrock23 ? 5e-3 : 1e-3) * errors[0]);
   }
 }
 
@@ -173,7 +178,54 @@ TEST_CASE("Adaptive integrator names and aliases") {
   CHECK(adaptive_method_from_name("ode45") == AdaptiveMethod::Dopri5);
   CHECK(adaptive_method_from_name("bs23") == AdaptiveMethod::Bs23);
   CHECK(adaptive_method_from_name("ode23") == AdaptiveMethod::Bs23);
+  CHECK(adaptive_method_from_name("rosenbrock23") == AdaptiveMethod::Rosenbrock23);
+  CHECK(adaptive_method_from_name("ode23s") == AdaptiveMethod::Rosenbrock23);
   CHECK_FALSE(adaptive_method_from_name("rk4"));
   CHECK(propagating_method(AdaptiveMethod::Dopri5) == Method::DormandPrince5);
   CHECK(propagating_method(AdaptiveMethod::Bs23) == Method::BogackiShampine3);
+}
+
+TEST_CASE("rosenbrock23 takes accuracy-sized steps on a stiff problem where the explicit pairs sit at their stability bound") {
+  // Prothero–Robinson: x' = −λ (x − cos t) − sin t, x(0) = 1, solution cos t for any λ. With λ = 1e4 an explicit
+  // method needs h λ below ~3 (dopri5: 3.3) whatever the tolerance; an L-stable one follows cos t.
+  OdeSystem sys;
+  const double lambda = 1e4;
+  sys.derivative = [&](double t, const VecX& x, VecX& dx) {
+    dx.resize(1);
+    dx[0] = -lambda * (x[0] - std::cos(t)) - std::sin(t);
+  };
+  auto run = [&](AdaptiveMethod m, long& steps) {
+    const Tolerances tl{1e-4, VecX::Constant(1, 1e-4)};
+    AdaptiveStepper stepper(m, 1);
+    StepController controller(m);
+    VecX x = VecX::Ones(1), f(1);
+    double t = 0;
+    const double T = 10;
+    sys.derivative(t, x, f);
+    double h = initial_step(sys, m, t, x, f, tl, 1.0);
+    steps = 0;
+    while (t < T) {
+      h = std::min(h, T - t);
+      const double err = stepper.attempt(sys, t, x, f, h, tl);
+      if (err <= 1) {
+        x = stepper.candidate();
+        t = (T - t - h <= 0) ? T : t + h;
+        sys.derivative(t, x, f);
+        ++steps;
+      }
+      h = controller.propose(h, err, err <= 1);
+    }
+    return std::abs(x[0] - std::cos(T));
+  };
+  long explicit_steps = 0, stiff_steps = 0;
+  const double explicit_error = run(AdaptiveMethod::Dopri5, explicit_steps);
+  const double stiff_error = run(AdaptiveMethod::Rosenbrock23, stiff_steps);
+  INFO("dopri5: " << explicit_steps << " steps, error " << explicit_error << "; rosenbrock23: " << stiff_steps
+                  << " steps, error " << stiff_error);
+  // dopri5's stability bound h λ < 3.3 means at least 10 λ / 3.3 = 3e4 steps over 10 s.
+  CHECK(explicit_steps > 25000);
+  // cos t at 1e-4 needs only tens to hundreds of second-order steps.
+  CHECK(stiff_steps < 1000);
+  CHECK(stiff_error < 1e-3);  // 10 × tol: the global error of a 2nd-order method over 10 s
+  CHECK(explicit_error < 1e-3);
 }

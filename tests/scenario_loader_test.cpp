@@ -289,8 +289,8 @@ TEST_CASE("bad input: one clear error with position, key path and expectation", 
   SECTION("unknown integrator with did-you-mean") {
     auto e = error_of("integ.yaml", replace(kBase, "  step: 0.001\n", "  step: 0.001\n  integrator: rk44\n"));
     check(e, file("integ.yaml"), 4, 15, "simulation.integrator",
-          "expected an integrator (euler, semi_implicit_euler, heun, rk3, rk4, rk5, the adaptive dopri5, bs23, or the "
-          "aliases ode3, ode5, ode23, ode45); "
+          "expected an integrator (euler, semi_implicit_euler, heun, rk3, rk4, rk5, the adaptive dopri5, bs23, "
+          "rosenbrock23, or the aliases ode3, ode5, ode23, ode45, ode23s); "
           "got 'rk44'; did you mean 'rk4'?");
   }
   SECTION("unreadable file names the OS reason") {

@@ -537,7 +537,8 @@ expect_true('no NaN or Inf', bool(np.isfinite(E).all()))
 TEST_CASE("ball_on_table BT-1..BT-13: the thesis's headline figures", "[scenario][full]") {
   // 5 s of rk3 at 50 us: ~1 s of wall time (the closed-form sphere paths). Expected values: the
   // thesis's text and figures (§5.2.1) as the sheet (§2.2) reads them, and the sheet's acceptance tolerances.
-  const std::string integrator = GENERATE(as<std::string>{}, "", "dopri5");
+  // The stiff option too: it is this scene's fastest integrator (docs/integration.md).
+  const std::string integrator = GENERATE(as<std::string>{}, "", "dopri5", "rosenbrock23");
   INFO("integrator: " << (integrator.empty() ? "the scenario's fixed step" : integrator));
   const std::string out = simulate("bt_full" + integrator, "ball_on_table.yaml", with_integrator(integrator));
   CHECK(analyse("f = h5py.File('" + out + R"(', 'r')
