@@ -59,7 +59,7 @@ std::string h5_checks(const std::string& out, double t_fail, double h, const std
 TEST_CASE("an energy explosion stops the run: exit 1, named causes, every earlier sample kept", "[reliability][blow_up]") {
   const std::string out = (temp_dir() / "energy.h5").string();
   const cli::Run r = cli::run("run " + cli::kSource + "/scenarios/bouncing_ball.yaml -q -o " + out +
-                              " --set simulation.step=1e-3 --set contacts[0].k=1e10 --set output.interval=0");
+                              " --set simulation.integrator=rk4 --set simulation.step=1e-3 --set contacts[0].k=1e10 --set output.interval=0");
   INFO(r.output);
   CHECK(r.status == 1);
   CHECK_THAT(r.output, Catch::Matchers::Contains("error: energy explosion at t = 0.144 s"));
@@ -80,7 +80,7 @@ TEST_CASE("an energy explosion stops the run: exit 1, named causes, every earlie
 TEST_CASE("a step longer than the impact is caught at the impact, not after the ball has flown", "[reliability][blow_up]") {
   const std::string out = (temp_dir() / "coarse.h5").string();
   const cli::Run r = cli::run("run " + cli::kSource + "/scenarios/bouncing_ball.yaml -q -o " + out +
-                              " --set simulation.step=0.02 --set output.interval=0");
+                              " --set simulation.integrator=rk4 --set simulation.step=0.02 --set output.interval=0");
   INFO(r.output);
   CHECK(r.status == 1);
   CHECK_THAT(r.output, Catch::Matchers::Contains("error: energy explosion at t = 0.18 s"));
@@ -99,7 +99,7 @@ TEST_CASE("a step longer than the impact is caught at the impact, not after the 
 TEST_CASE("a NaN stops the run before it reaches the output", "[reliability][blow_up]") {
   const std::string out = (temp_dir() / "nan.h5").string();
   const cli::Run r = cli::run("run " + cli::kSource + "/scenarios/bouncing_ball.yaml -q -o " + out +
-                              " --set simulation.step=5e-3 --set output.interval=0");
+                              " --set simulation.integrator=rk4 --set simulation.step=5e-3 --set output.interval=0");
   INFO(r.output);
   CHECK(r.status == 1);
   CHECK_THAT(r.output, Catch::Matchers::Contains("error: numerical blow-up at t = 1.715 s: non-finite state in "

@@ -86,8 +86,10 @@ TEST_CASE("free_fall.yaml loads with the values written in it", "[loader]") {
   const auto sc = load_scenario(kScenarios + "free_fall.yaml");
   CHECK(sc.name == "free_fall");
   CHECK(sc.duration == 1.0);
-  CHECK(sc.step == 1e-3);
-  CHECK(sc.integrator == "rk4");
+  CHECK(sc.step == 0);  // adaptive: no fixed step, the first one automatic
+  CHECK(sc.integrator == "dopri5");
+  CHECK(sc.adaptive);
+  CHECK(sc.adaptive_settings.rel_tol == 1e-8);
   CHECK(sc.output_file == "free_fall.h5");
   CHECK(sc.output_interval == 0.01);
   CHECK(sc.gravity == vcsim::Vec3(0, 0, -9.81));
@@ -117,7 +119,7 @@ TEST_CASE("free_fall.yaml loads with the values written in it", "[loader]") {
 
 TEST_CASE("spinning_top_space.yaml loads: inertia map, rpy, CSG union with local poses", "[loader]") {
   const auto sc = load_scenario(kScenarios + "spinning_top_space.yaml");
-  CHECK(sc.integrator == "rk3");
+  CHECK(sc.integrator == "dopri5");
   CHECK(sc.gravity == vcsim::Vec3::Zero());
   // Default output file: the scenario's stem + ".h5" in the current directory.
   CHECK(sc.output_file == "spinning_top_space.h5");

@@ -324,8 +324,9 @@ late = t >= 1.0
 # (no rolling resistance). 1e-4 m/s: the bristle's elastic micro-slip.
 expect('rolling v_y [m/s]', v[late, 1], 0.3 * 5 / 7 - 1e-4, 0.3 * 5 / 7 + 1e-4, '((5/7) v0)')
 expect('no slip |v_y + R w_x| [m/s]', np.abs(v[late, 1] + 0.1 * w[late, 0]).max(), 0, 1e-4)
-# No spinning friction in the point model: omega_z stays 3 rad/s (digest P15).
-expect('spin w_z [rad/s]', w[:, 2], 3 - 1e-9, 3 + 1e-9)
+# No spinning friction in the point model: omega_z stays 3 rad/s (digest P15). 3e-6: the error-controlled
+# integrator's rel_tol x 3 rad/s (measured 2.9e-9, during the impacts); a spinning friction would take rad/s.
+expect('spin w_z [rad/s]', w[:, 2], 3 - 3e-6, 3 + 3e-6)
 # Resting normal force m g (f_z) and no horizontal force once rolling.
 F = c['force'][:]
 expect('f_z while rolling [N]', F[late, 2].mean(), 19.62 - 1e-3, 19.62 + 1e-3, '(m g)')

@@ -405,7 +405,7 @@ TEST_CASE("Sweep: bad sweep files get file:line:column errors, exit status 2, an
 TEST_CASE("Sweep: a run that fails is a failed row with its error, the others complete, exit status 1") {
   // k = 1e12 N/m^1.5 with a 1 ms step blows up at the first impact (the energy guard stops that run).
   const std::string sweep = write_file("failing.yaml", "base: " + kSource + R"(/scenarios/bouncing_ball.yaml
-fixed: {simulation.duration: 0.3, simulation.step: 1.0e-3}
+fixed: {simulation.duration: 0.3, simulation.integrator: rk4, simulation.step: 1.0e-3}
 parameters:
   - {path: "contacts[0].k", name: k, list: [1.0e6, 1.0e12]}
 outcomes:
