@@ -292,14 +292,16 @@ double ImpulseScript::next_time_trigger(double t) const {
   return next;
 }
 
+bool ImpulseScript::crosses(size_t i, const VecX& x) const {
+  const ImpulseSpec& s = specs_[i];
+  const double now = signal(i, x) - s.level, before = previous_[i] - s.level;
+  const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
+  return (s.direction <= 0 && falls) || (s.direction >= 0 && rises);
+}
+
 bool ImpulseScript::crossing_due(double t_new, const VecX& x_new) const {
-  for (size_t i = 0; i < specs_.size(); ++i) {
-    const ImpulseSpec& s = specs_[i];
-    if (s.at || (s.until && t_new > *s.until)) continue;
-    const double now = signal(i, x_new) - s.level, before = previous_[i] - s.level;
-    const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
-    if ((s.direction <= 0 && falls) || (s.direction >= 0 && rises)) return true;
-  }
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (!specs_[i].at && (!specs_[i].until || t_new <= *specs_[i].until) && crosses(i, x_new)) return true;
   return false;
 }
 
@@ -310,10 +312,8 @@ int ImpulseScript::apply(double t, double h, VecX& x) {
     const ImpulseSpec& s = specs_[i];
     if (s.at) {
       if (!done_[i] && t >= *s.at - 0.5 * h) due.push_back(i), done_[i] = true;
-    } else if (t > 0 && (!s.until || t <= *s.until)) {  // a crossing needs a previous accepted state
-      const double now = signal(i, x) - s.level, before = previous_[i] - s.level;
-      const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
-      if ((s.direction <= 0 && falls) || (s.direction >= 0 && rises)) due.push_back(i);
+    } else if (t > 0 && (!s.until || t <= *s.until) && crosses(i, x)) {  // a crossing needs a previous state
+      due.push_back(i);
     }
   }
   for (size_t i : due) fired += fire(i, t, x);  // all triggers judged on the state before any of them
@@ -459,7 +459,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
     long evaluations = 0;
     world.derivative(t, x, f0, &results);
     ++evaluations;
-    std::vector<char> touching = contact_flags(results), touching_new;
+    std::vector<char> touching = contact_flags(results);
     double h = as.initial_step > 0 ? as.initial_step : integ::initial_step(system, method, t, x, f0, tol, max_step);
     if (as.initial_step <= 0) ++evaluations;
     write_sample(0, x, e, h);
@@ -492,8 +492,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       if (accepted && h > event_step) {
         world.derivative(t_new, stepper.candidate(), scratch, &results);
         ++evaluations;
-        touching_new = contact_flags(results);
-        if (touching_new != touching || script.crossing_due(t_new, stepper.candidate())) {
+        if (contact_flags(results) != touching || script.crossing_due(t_new, stepper.candidate())) {
           ++summary.event_cuts;
           accepted = false;
         }

@@ -75,6 +75,7 @@ class ImpulseScript {
 
  private:
   int fire(size_t i, double t, VecX& x);
+  bool crosses(size_t i, const VecX& x) const;  // crossing trigger i fires between the previous state and x
   double signal(size_t i, const VecX& x) const;
   const World& world_;
   std::vector<ImpulseSpec> specs_;
