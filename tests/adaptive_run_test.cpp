@@ -26,20 +26,7 @@ std::string simulate(const std::string& name, const std::string& yaml, const std
   return out;
 }
 
-const std::string kPrelude = R"PY(
-import sys, h5py, numpy as np
-failed = []
-def expect(name, value, lo, hi, why=''):
-    a = np.asarray(value, dtype=float)
-    ok = bool(a.size > 0 and np.all(a >= lo) and np.all(a <= hi))
-    shown = '%.9g' % a if a.ndim == 0 else 'min %.9g, max %.9g (%d values)' % (a.min(), a.max(), a.size)
-    print(('ok    ' if ok else 'FAIL  ') + '%s = %s (expected in [%.9g, %.9g]) %s' % (name, shown, lo, hi, why))
-    if not ok: failed.append(name)
-def finish():
-    if failed:
-        print('FAILED:', ', '.join(failed)); sys.exit(1)
-)PY";
-int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), kPrelude, code); }
+int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), cli::kCheckPrelude, code); }
 
 // A 2 kg ball (R = 0.1 m) dropped from `height` (its lowest point) onto a box table, volumetric contact of
 // ball_on_table, no friction beyond the defaults of that scenario.

@@ -39,6 +39,25 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   return d;
 }
 
+// The checks shared by the h5py analysis scripts: expect() prints every measured value with its bounds (so a passing
+// run documents its numbers too), expect_true(), and finish(), which exits 1 naming what failed.
+inline const std::string kCheckPrelude = R"PY(
+import sys, h5py, numpy as np
+failed = []
+def expect(name, value, lo, hi, why=''):
+    a = np.asarray(value, dtype=float)
+    ok = bool(a.size > 0 and np.all(a >= lo) and np.all(a <= hi))
+    shown = '%.9g' % a if a.ndim == 0 else ('%.9g' % a[0] if a.size == 1 else 'min %.9g, max %.9g (%d values)' % (a.min(), a.max(), a.size))
+    print(('ok    ' if ok else 'FAIL  ') + '%s = %s (expected in [%.9g, %.9g]) %s' % (name, shown, lo, hi, why))
+    if not ok: failed.append(name)
+def expect_true(name, cond, detail=''):
+    print(('ok    ' if cond else 'FAIL  ') + name + ' ' + str(detail))
+    if not cond: failed.append(name)
+def finish():
+    if failed:
+        print('FAILED:', ', '.join(failed)); sys.exit(1)
+)PY";
+
 // Runs Debian's python3 on prelude + code + "finish()" (a check script written into dir); returns its
 // exit status. Its output goes to the test log.
 inline int run_python_check(const std::filesystem::path& dir, const std::string& prelude, const std::string& code) {

@@ -6,26 +6,14 @@
 #include <cmath>
 
 #include "integrators/adaptive_rk.h"
+#include "tests/kepler_problem.h"
 
 using namespace vcsim::integ;
 
 namespace {
 
-// Circular Kepler orbit x'' = −x/|x|³ with x(t) = (cos t, sin t), v(t) = (−sin t, cos t).
-OdeSystem kepler() {
-  OdeSystem s;
-  s.derivative = [](double, const VecX& x, VecX& dx) {
-    const double r3 = std::pow(x[0] * x[0] + x[1] * x[1], 1.5);
-    dx.resize(4);
-    dx << x[2], x[3], -x[0] / r3, -x[1] / r3;
-  };
-  return s;
-}
-VecX kepler_exact(double t) {
-  VecX x(4);
-  x << std::cos(t), std::sin(t), -std::sin(t), std::cos(t);
-  return x;
-}
+OdeSystem kepler() { return kepler_orbit::system(); }
+VecX kepler_exact(double t) { return kepler_orbit::exact(t); }
 Tolerances uniform(double tol) { return {tol, VecX::Constant(4, tol)}; }
 
 // Least-squares slope of log(y) against log(h).

@@ -4,23 +4,13 @@
 #include <cmath>
 
 #include "integrators/explicit_rk.h"
+#include "tests/kepler_problem.h"
 
 using namespace vcsim::integ;
 
 namespace {
 
-// Circular Kepler orbit, x'' = -x/|x|^3: nonlinear and smooth, with the closed form
-// x(t) = (cos t, sin t). State (x, y, vx, vy); positions are the kinematic components.
-OdeSystem kepler() {
-  OdeSystem s;
-  s.derivative = [](double, const VecX& x, VecX& dx) {
-    const double r3 = std::pow(x[0] * x[0] + x[1] * x[1], 1.5);
-    dx.resize(4);
-    dx << x[2], x[3], -x[0] / r3, -x[1] / r3;
-  };
-  s.kinematic = {true, true, false, false};
-  return s;
-}
+OdeSystem kepler() { return kepler_orbit::system(); }
 
 double kepler_error(Method m, double h, double T) {
   Stepper stepper(m, 4);

@@ -60,20 +60,8 @@ std::vector<std::string> with_integrator(const std::string& integrator, std::vec
   return sets;
 }
 
-// Helpers shared by the analysis scripts. expect() prints every measured value, so a passing run documents its
-// numbers too (ctest --verbose / the test's stdout).
-const std::string kPrelude = R"PY(
-import sys, h5py, numpy as np
-failed = []
-def expect(name, value, lo, hi, why=''):
-    a = np.asarray(value, dtype=float)
-    ok = bool(a.size > 0 and np.all(a >= lo) and np.all(a <= hi))
-    shown = '%.9g' % a if a.ndim == 0 else ('%.9g' % a[0] if a.size == 1 else 'min %.9g, max %.9g (%d values)' % (a.min(), a.max(), a.size))
-    print(('ok    ' if ok else 'FAIL  ') + '%s = %s (expected in [%.9g, %.9g]) %s' % (name, shown, lo, hi, why))
-    if not ok: failed.append(name)
-def expect_true(name, cond, detail=''):
-    print(('ok    ' if cond else 'FAIL  ') + name + ' ' + str(detail))
-    if not cond: failed.append(name)
+// Helpers of these analysis scripts, after cli::kCheckPrelude's expect() and finish().
+const std::string kPrelude = cli::kCheckPrelude + R"PY(
 def theta(q):  # inclination of the body z axis from the world z axis; q = (w, x, y, z)
     return np.arccos(np.clip(1 - 2 * (q[:, 1]**2 + q[:, 2]**2), -1, 1))
 def energy_budget(f):  # relative energy rise allowed: round-off, or the adaptive integrator's rel_tol (docs/conventions.md)
@@ -81,9 +69,6 @@ def energy_budget(f):  # relative energy rise allowed: round-off, or the adaptiv
 def onsets(flag):
     f = np.asarray(flag).ravel().astype(int)
     return np.where(np.diff(f) == 1)[0] + 1
-def finish():
-    if failed:
-        print('FAILED:', ', '.join(failed)); sys.exit(1)
 )PY";
 
 // Runs the analysis script (after the prelude) and returns its exit status; its output goes to the test log.
