@@ -28,6 +28,15 @@ std::string simulate(const std::string& name, const std::string& yaml, const std
 
 int analyse(const std::string& code) { return cli::run_python_check(temp_dir(), cli::kCheckPrelude, code); }
 
+// The bristle friction parameters of ball_on_table (Table 5.6), for every contact below.
+const std::string kBristle = R"(    sigma0: 1.0e5
+    sigma1: 316.228
+    sigma2: 0.0
+    v_s: 1.0e-3
+    tau_dw: 0.3
+    v_e: 1.0e-5
+)";
+
 // A 2 kg ball (R = 0.1 m) dropped from `height` (its lowest point) onto a box table, volumetric contact of
 // ball_on_table, no friction beyond the defaults of that scenario.
 std::string ball_drop(double height, const std::string& simulation) {
@@ -55,13 +64,7 @@ contacts:
     v_small: 1.0e-3
     mu_s: 0.08
     mu_c: 0.05
-    sigma0: 1.0e5
-    sigma1: 316.228
-    sigma2: 0.0
-    v_s: 1.0e-3
-    tau_dw: 0.3
-    v_e: 1.0e-5
-)";
+)" + kBristle;
 }
 
 }  // namespace
@@ -136,13 +139,7 @@ contacts:
     v_small: 1.0e-3
     mu_s: 0.1
     mu_c: 0.1
-    sigma0: 1.0e5
-    sigma1: 316.228
-    sigma2: 0.0
-    v_s: 1.0e-3
-    tau_dw: 0.3
-    v_e: 1.0e-5
-)";
+)" + kBristle;
   const std::string out = simulate("plate", yaml, "--set output.interval=0");
   CHECK(analyse("f = h5py.File('" + out + R"(', 'r')
 z = f['bodies/ball/position'][:, 2]; vz = f['bodies/ball/velocity'][:, 2]

@@ -1,5 +1,7 @@
 // Shared by the geometry tests: cells from primitives, and random attitudes.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -66,6 +68,22 @@ inline Cell groove_cell() {
 inline Quat random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> g;
   return Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
+}
+
+// Smoothness of V along a sequence of poses against the exact volumes Vx at the same poses: how many steps fail to
+// increase V, and the largest |second difference of V − that of Vx| relative to the first difference of V.
+struct Smoothness {
+  int non_increasing = 0;
+  double worst = 0;
+};
+inline Smoothness smoothness(const std::vector<double>& V, const std::vector<double>& Vx) {
+  Smoothness s;
+  for (size_t k = 0; k + 2 < V.size(); ++k) {
+    if (!(V[k + 1] > V[k])) ++s.non_increasing;
+    const double d2 = V[k + 2] - 2 * V[k + 1] + V[k], d2x = Vx[k + 2] - 2 * Vx[k + 1] + Vx[k];
+    s.worst = std::max(s.worst, std::abs(d2 - d2x) / std::abs(V[k + 1] - V[k]));
+  }
+  return s;
 }
 
 }  // namespace geometry_support

@@ -199,14 +199,8 @@ TEST_CASE("torus sweep: V(d) is smooth, the doughnut lowered 1000 x 10 nm", "[ge
     V[k] = interference(ring, Pose{Vec3(0, 0, doughnut::centre_height(d)), Quat::Identity()}, cone, Pose{}).volume;
     Vx[k] = doughnut::ring_volume(d);
   }
-  int non_increasing = 0;
-  double worst = 0;
-  for (int k = 0; k + 2 < n; ++k) {
-    if (!(V[k + 1] > V[k])) ++non_increasing;
-    const double d2 = V[k + 2] - 2 * V[k + 1] + V[k], d2x = Vx[k + 2] - 2 * Vx[k + 1] + Vx[k];
-    worst = std::max(worst, std::abs(d2 - d2x) / std::abs(V[k + 1] - V[k]));
-  }
-  std::printf("doughnut lowered: %d non-increasing steps, max |d2V - exact| / dV = %.3e\n", non_increasing, worst);
-  CHECK(non_increasing == 0);
-  CHECK(worst < 0.01);
+  const auto s = geometry_support::smoothness(V, Vx);
+  std::printf("doughnut lowered: %d non-increasing steps, max |d2V - exact| / dV = %.3e\n", s.non_increasing, s.worst);
+  CHECK(s.non_increasing == 0);
+  CHECK(s.worst < 0.01);
 }
