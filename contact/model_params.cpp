@@ -15,13 +15,9 @@ ModelParams resolve_parameters(const std::string& model, const std::map<std::str
     for (const auto& is : issues) msg += (msg.empty() ? "" : "; ") + (is.key.empty() ? "" : is.key + ": ") + is.expected;
     throw ContactError(where, msg);
   }
-  auto get = [&](const std::string& name) {
-    auto it = params.find(name);
-    if (it != params.end()) return it->second;
-    for (const auto& info : model_parameters(model))
-      if (info.name == name) return info.default_value;
-    return std::nan("");
-  };
+  std::map<std::string, double> value;
+  for (const auto& r : resolve_values(model, params)) value[r.name] = r.value;
+  auto get = [&](const std::string& name) { return value.at(name); };
   ModelParams m;
   NormalParams& n = m.normal;
   if (is_point_model(model)) {
@@ -29,7 +25,7 @@ ModelParams resolve_parameters(const std::string& model, const std::map<std::str
     n.n = get("n");
     n.alpha = get("alpha");
   } else {
-    n.k = params.count("k_v") ? get("k_v") : equivalent_stiffness(get("k_v_i"), get("k_v_j"));
+    n.k = get("k_v");
     n.r_n = get("r_n");
     n.hyper_n = get("hyper_n");
     m.friction.spin_scale = get("spin_scale");
@@ -47,7 +43,7 @@ ModelParams resolve_parameters(const std::string& model, const std::map<std::str
   f.sigma2 = get("sigma2");
   f.v_s = get("v_s");
   f.tau_dw = get("tau_dw");
-  f.v_e = get("v_e") > 0 ? get("v_e") : f.v_s / 100;  // the thesis's v_e = v_s/100
+  f.v_e = get("v_e");
   return m;
 }
 

@@ -2,6 +2,9 @@
 // and their validity checks.
 #include "contact/parameters.h"
 
+#include "contact/normal_force.h"
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -11,11 +14,18 @@ namespace vcsim::contact {
 namespace {
 
 constexpr double kRequired = std::numeric_limits<double>::quiet_NaN();
+constexpr double kDerived = std::numeric_limits<double>::quiet_NaN();  // with a rule
+// Eq 3.46's pre-sliding distance when it is unknown: "dz << object size, e.g. 0.1 mm for a robotic payload".
+constexpr double kPreSlidingDistance = 1e-4;
+// The load the critical-damping rule (eq 3.51) assumes: the weight under standard gravity.
+constexpr double kStandardGravity = 9.81;
 
 // Normal-damping and relaxation parameters shared by both models (§3.2.1, §3.3.1, §4.2.2).
 std::vector<ParameterInfo> damping_parameters() {
   return {
-      {"e_eff", "1", kRequired, "effective coefficient of restitution, in (0, 1] (eq 3.14); d(e_eff) from eq 3.23"},
+      {"e_eff", "1", 0.5,
+       "effective coefficient of restitution, in (0, 1] (eq 3.14); d(e_eff) from eq 3.23. The default 0.5 is a "
+       "moderately dissipative impact: measure it (section 3.3.1)"},
       {"v_small", "m/s", 1e-3,
        "impact speed below which the damping factor a is frozen at -d/(e_eff v_small) (eq 3.43)"},
       {"tau_r", "s", 1.0,
@@ -26,15 +36,17 @@ std::vector<ParameterInfo> damping_parameters() {
 // The seven friction parameters of Table 3.1 plus the numerical tolerance v_e and project extras.
 std::vector<ParameterInfo> friction_parameters() {
   return {
-      {"mu_s", "1", kRequired, "stiction coefficient mu_S (eq 3.37)"},
-      {"mu_c", "1", kRequired, "Coulomb coefficient mu_C (eq 3.32)"},
-      {"sigma0", "1/m", kRequired, "load-relative bristle stiffness sigma_0 (eq 3.28); e.g. mu_s / 1e-4 m (eq 3.46)"},
-      {"sigma1", "s/m", kRequired,
-       "load-relative bristle damping sigma_1 (eq 3.28); critical damping is 2 sqrt(sigma0/g) (eq 3.51)"},
+      {"mu", "1", kDerived, "friction coefficient: mu_s = mu_c = mu (no stick-slip); or give mu_s and mu_c", ""},
+      {"mu_s", "1", kDerived, "stiction coefficient mu_S (eq 3.37)", "= mu_c when only mu_c is given"},
+      {"mu_c", "1", kDerived, "Coulomb coefficient mu_C (eq 3.32)", "= mu_s when only mu_s is given"},
+      {"sigma0", "1/m", kDerived, "load-relative bristle stiffness sigma_0 (eq 3.28)",
+       "mu_s / 1e-4 m (eq 3.46, pre-sliding distance 0.1 mm)"},
+      {"sigma1", "s/m", kDerived, "load-relative bristle damping sigma_1 (eq 3.28)",
+       "2 sqrt(sigma0 / 9.81 m/s^2) (eq 3.51, critical damping)"},
       {"sigma2", "s/m", 0.0, "load-relative viscous coefficient sigma_2 (eq 3.42)"},
       {"v_s", "m/s", 1e-3, "Stribeck velocity v_s of the stick weight s = exp(-v^2/v_s^2) (eq 3.30)"},
       {"tau_dw", "s", 0.0, "dwell-time constant (eq 3.36); 0 disables the dwell effect (s_dw follows s)"},
-      {"v_e", "m/s", 0.0, "numerical velocity tolerance of dir_e (eq 3.33); 0 means v_s/100 (the thesis value)"},
+      {"v_e", "m/s", kDerived, "numerical velocity tolerance of dir_e (eq 3.33)", "v_s / 100 (section 3.3.2)"},
       {"s_dw0", "1", 0.0,
        "dwell state given to a new contact episode, in [0, 1]; 1 starts in full stiction (Bowden-Leben runs)"},
   };
@@ -126,14 +138,18 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
     return kRequired;
   };
   const bool volumetric = !is_point_model(model);
-  // Required parameters. k_v may be replaced by the pair (k_v_i, k_v_j).
+  // Required parameters. k_v may be replaced by the pair (k_v_i, k_v_j); mu by mu_s and/or mu_c.
   for (const auto& info : table) {
-    if (!std::isnan(info.default_value) || has(info.name)) continue;
+    if (!std::isnan(info.default_value) || !info.rule.empty() || info.name == "mu" || has(info.name)) continue;
     if (volumetric && info.name == "k_v" && has("k_v_i") && has("k_v_j")) continue;
     if (!volumetric && info.name == "e_eff" && has("alpha") && get("alpha") > 0) continue;  // Sandia law
     std::string what = "required parameter " + info.name + " [" + info.units + "]: " + info.description;
     issues.push_back({info.name, what});
   }
+  if (!has("mu") && !has("mu_s") && !has("mu_c"))
+    issues.push_back({"mu", "required parameter mu [1] (or mu_s and mu_c): the friction coefficient; 0 for none"});
+  if (has("mu") && (has("mu_s") || has("mu_c")))
+    issues.push_back({"mu", "either mu (mu_s = mu_c = mu) or mu_s and mu_c, not both"});
   auto check = [&](const std::string& key, bool ok, const std::string& expected) {
     if (has(key) && !ok) issues.push_back({key, expected + " (got " + fmt(get(key)) + ")"});
   };
@@ -170,6 +186,7 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
   }
   check("v_small", finite_pos(get("v_small")), "v_small > 0");
   check("tau_r", nonneg(get("tau_r")), "tau_r >= 0 (0 disables relaxation)");
+  check("mu", nonneg(get("mu")), "mu >= 0");
   check("mu_c", nonneg(get("mu_c")), "mu_c >= 0");
   check("mu_s", nonneg(get("mu_s")), "mu_s >= 0");
   if (has("mu_s") && has("mu_c") && get("mu_c") > get("mu_s"))
@@ -180,12 +197,46 @@ std::vector<ParameterIssue> check_parameters(const std::string& model,
   check("v_s", finite_pos(get("v_s")), "v_s > 0");
   check("tau_dw", nonneg(get("tau_dw")), "tau_dw >= 0 (0 disables the dwell effect)");
   check("v_e", nonneg(get("v_e")), "v_e >= 0 (0 means v_s/100)");
+  if (has("sigma1") && !has("sigma0"))
+    issues.push_back({"sigma1", "sigma1 together with sigma0 (the default sigma0 comes with its own critical damping)"});
   check("s_dw0", get("s_dw0") >= 0 && get("s_dw0") <= 1, "s_dw0 in [0, 1]");
   const double v_e = get("v_e") > 0 ? get("v_e") : get("v_s") / 100;
   if (has("v_e") && get("v_e") > 0 && finite_pos(get("v_s")) && !(v_e < get("v_s")))
     issues.push_back({"v_e", "v_e < v_s (thesis rule v_e <= v_s/10; got v_e = " + fmt(v_e) +
                                  ", v_s = " + fmt(get("v_s")) + ")"});
   return issues;
+}
+
+std::vector<ResolvedValue> resolve_values(const std::string& model, const std::map<std::string, double>& params) {
+  std::map<std::string, ResolvedValue> v;
+  for (const auto& info : model_parameters(model)) {
+    if (info.name == "mu") continue;
+    ResolvedValue r{info.name, info.units, info.default_value, "default"};
+    if (auto it = params.find(info.name); it != params.end()) r.value = it->second, r.origin = "given";
+    v[info.name] = r;
+  }
+  const auto derive = [&](const std::string& name, double value, const std::string& origin) {
+    if (v[name].origin == "given") return;
+    v[name].value = value;
+    v[name].origin = origin;
+  };
+  if (auto mu = params.find("mu"); mu != params.end()) {
+    derive("mu_s", mu->second, "= mu");
+    derive("mu_c", mu->second, "= mu");
+  }
+  derive("mu_s", v["mu_c"].value, "= mu_c (only mu_c given)");
+  derive("mu_c", v["mu_s"].value, "= mu_s (only mu_s given)");
+  // Frictionless (mu_s = 0): any positive bristle; it carries no force.
+  derive("sigma0", std::max(v["mu_s"].value, 1e-2) / kPreSlidingDistance, "mu_s / 1e-4 m (eq 3.46)");
+  derive("sigma1", 2 * std::sqrt(v["sigma0"].value / kStandardGravity), "2 sqrt(sigma0 / 9.81 m/s^2) (eq 3.51)");
+  if (v["v_e"].value == 0) v["v_e"].origin = "default";  // a given 0 means the default rule
+  derive("v_e", v["v_s"].value / 100, "v_s / 100");
+  if (v.count("k_v") && params.count("k_v_i"))
+    derive("k_v", equivalent_stiffness(params.at("k_v_i"), params.at("k_v_j")), "1/(1/k_v_i + 1/k_v_j) (eq 4.132)");
+  std::vector<ResolvedValue> out;
+  for (const auto& info : model_parameters(model))
+    if (v.count(info.name)) out.push_back(v[info.name]);
+  return out;
 }
 
 }  // namespace vcsim::contact

@@ -3,15 +3,81 @@
 #include <filesystem>
 
 #include "contact/make_contact.h"
+#include "contact/model_params.h"
 #include "engine/input_error.h"
 #include "engine/simulation.h"
 
 namespace vcsim {
+namespace {
+
+// A pair in contact at t = 0 whose bodies do not move relative to each other (slip at the contact point and the
+// relative turn, over the bodies' reach, below the model's velocity tolerance v_e) is a placement at rest, unless the
+// scenario sets s_dw0: its contact episode opens at t = 0 in full stiction, with the bristles holding the static
+// friction the placement needs when that is determinate (one free body with this one contact), and no relaxation
+// of the overlap (docs/contact-models.md, "Initial contact state").
+void start_resting_contacts(const Scenario& scenario, BuiltWorld& built) {
+  World& world = built.world;
+  VecX& x = built.initial_state;
+  std::vector<contact::ContactResult> results;
+  VecX dxdt(x.size());
+  world.derivative(0, x, dxdt, &results);
+  std::vector<size_t> resting;
+  std::vector<contact::FrictionParams> friction;
+  for (size_t k = 0; k < world.contacts.size(); ++k) {
+    const ContactSpec& spec = scenario.contacts[k];
+    const contact::ContactResult& r = results[k];
+    if (spec.params.count("s_dw0") || !r.in_contact) continue;
+    ContactSlot& c = world.contacts[k];
+    const auto ki = world.kinematics(x, c.body_i, 0), kj = world.kinematics(x, c.body_j, 0);
+    const Vec3 slip = ki.velocity + ki.angular_velocity.cross(r.point - ki.pose.position) - kj.velocity -
+                      kj.angular_velocity.cross(r.point - kj.pose.position);
+    double reach = 0;
+    for (const int b : {c.body_i, c.body_j})
+      for (const auto& cell : world.bodies[b].geometry.cells) {
+        const geo::Aabb box = geo::world_bounds(cell, Pose{});
+        const double extent = std::max(box.max.cwiseAbs().maxCoeff(), box.min.cwiseAbs().maxCoeff());
+        if (extent < 1e100) reach = std::max(reach, extent);
+      }
+    const contact::FrictionParams fp = contact::resolve_parameters(spec.model, spec.params, spec.where).friction;
+    if (slip.norm() > fp.v_e || (ki.angular_velocity - kj.angular_velocity).norm() * reach > fp.v_e) continue;
+    c.pair->accept_step(0, ki, kj, x.data() + c.state_offset);  // opens the episode (latches v_in = 0)
+    c.pair->start_at_rest(x.data() + c.state_offset, Vec3::Zero());
+    resting.push_back(k);
+    friction.push_back(fp);
+  }
+  if (resting.empty()) return;
+  // The forces of the opened episodes: at rest with no bristle deflection a contact force is all normal, f_n n.
+  world.derivative(0, x, dxdt, &results);
+  std::vector<int> touching(world.bodies.size(), 0);
+  for (size_t k = 0; k < world.contacts.size(); ++k)
+    if (results[k].in_contact) ++touching[world.contacts[k].body_i], ++touching[world.contacts[k].body_j];
+  for (size_t m = 0; m < resting.size(); ++m) {
+    const ContactSlot& c = world.contacts[resting[m]];
+    const contact::ContactResult& r = results[resting[m]];
+    const contact::FrictionParams& fp = friction[m];
+    const double f_n = r.force.norm();
+    const bool free_i = !world.bodies[c.body_i].fixed, free_j = !world.bodies[c.body_j].fixed;
+    const int free = free_i && !free_j ? c.body_i : free_j && !free_i ? c.body_j : -1;
+    if (free < 0 || touching[free] != 1 || !(f_n > 0)) continue;  // statically indeterminate: bristles start at 0
+    // The friction on the free body balances the tangential part of its other forces: on body i it is
+    // -f_n sigma0 z (eq 3.42 with z' = 0), so z = F_t / (sigma0 f_n); the opposite for body j. Past mu_s the body
+    // slides from the start, with the bristle at its limit.
+    const Vec3 n = r.force / f_n;
+    const double sign = free == c.body_i ? 1.0 : -1.0;
+    const Vec3 other = world.bodies[free].mass * dxdt.segment<3>(world.bodies[free].state_offset + 7) - sign * r.force;
+    Vec3 bristle = sign * (other - other.dot(n) * n) / (fp.sigma0 * f_n);
+    if (fp.sigma0 * bristle.norm() > fp.mu_s) bristle *= fp.mu_s / (fp.sigma0 * bristle.norm());
+    c.pair->start_at_rest(x.data() + c.state_offset, bristle);
+  }
+}
+
+}  // namespace
 
 BuiltWorld build_world(const Scenario& scenario) {
   BuiltWorld built;
   World& world = built.world;
   world.gravity = scenario.gravity;
+  world.gravity_profile = scenario.gravity_profile;
   const std::string base_dir = std::filesystem::path(scenario.source_file).parent_path().string();
 
   std::vector<Pose> poses, com_offsets;
@@ -26,10 +92,11 @@ BuiltWorld build_world(const Scenario& scenario) {
     if (spec.geometry) geometry = geo::make_body_geometry(*spec.geometry, base_dir);
 
     Vec3 com = spec.center_of_mass;
-    if (spec.density && !spec.fixed) {
-      const geo::MassProperties mp = geo::mass_properties(geometry, *spec.density, scenario.geometry_tolerance);
+    if ((spec.density || (spec.mass && !spec.inertia)) && !spec.fixed) {
+      // A density, or a mass alone: a uniform body of that shape (the inertia scales with the mass).
+      const geo::MassProperties mp = geo::mass_properties(geometry, spec.density.value_or(1.0), scenario.geometry_tolerance);
       body.mass = mp.mass;
-      body.inertia_body = mp.inertia;
+      body.inertia_body = spec.density ? mp.inertia : mp.inertia * (*spec.mass / mp.mass);
       if (!spec.center_of_mass_given) com = mp.center_of_mass;
     }
     if (spec.mass) body.mass = *spec.mass;
@@ -41,6 +108,9 @@ BuiltWorld build_world(const Scenario& scenario) {
     body.geometry = geo::transformed(geometry, com_offset);
     const Pose com_pose = spec.pose.compose(com_offset);
     body.fixed_pose = com_pose;
+    body.motion = spec.motion;
+    body.initial_pose = spec.pose;
+    body.com_offset = com_offset;
     com_offsets.push_back(com_offset);
     poses.push_back(com_pose);
     velocities.push_back(spec.velocity);
@@ -53,6 +123,15 @@ BuiltWorld build_world(const Scenario& scenario) {
       if (world.bodies[i].name == name) return static_cast<int>(i);
     return -1;
   };
+  for (const LoadSpec& spec : scenario.loads) {
+    AppliedLoad load;
+    load.body = body_index(spec.body);
+    load.body_frame = spec.body_frame;
+    if (spec.point) load.point = *spec.point - com_offsets[load.body].position;
+    load.force = spec.force;
+    load.torque = spec.torque;
+    world.loads.push_back(std::move(load));
+  }
   for (const ContactSpec& spec : scenario.contacts) {
     ContactSlot slot;
     slot.body_i = body_index(spec.body_i);
@@ -70,6 +149,7 @@ BuiltWorld build_world(const Scenario& scenario) {
   }
   world.finalize_layout();
   built.initial_state = world.initial_state(poses, velocities, angular_velocities);
+  start_resting_contacts(scenario, built);
   return built;
 }
 

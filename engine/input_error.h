@@ -10,10 +10,11 @@
 namespace vcsim {
 
 inline std::string format_input_error(const std::string& file, int line, int column,
-                                      const std::string& key_path, const std::string& expected) {
+                                      const std::string& key_path, const std::string& expected,
+                                      const std::string& severity = "error") {
   std::string msg = file.empty() ? std::string("<input>") : file;
   if (line > 0) msg += ":" + std::to_string(line) + ":" + std::to_string(column > 0 ? column : 1);
-  msg += ": error: ";
+  msg += ": " + severity + ": ";
   if (!key_path.empty()) msg += key_path + ": ";
   return msg + expected;
 }
@@ -25,6 +26,15 @@ inline std::string with_expected(const std::string& text) {
   if (text.rfind("expected", 0) == 0 || text.find(": expected") != std::string::npos) return text;
   return "expected " + text;
 }
+
+// A setup that loads but is likely to give a wrong answer (docs/reliability.md, "Warnings"): printed as
+// "FILE:LINE:COLUMN: warning: KEY.PATH: ...", stored in the output, and an error under --strict.
+struct InputWarning {
+  std::string file;
+  int line = 0, column = 0;
+  std::string key_path, message;
+  std::string text() const { return format_input_error(file, line, column, key_path, message, "warning"); }
+};
 
 struct InputError : std::runtime_error {
   // `expected` is the text after the key path, conventionally "expected ...; got ...".

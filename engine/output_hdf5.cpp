@@ -638,7 +638,7 @@ class HelperBackend : public OutputWriter::Backend {
 }  // namespace
 
 OutputWriter::OutputWriter(const std::string& path, const OutputLayout& layout, const OutputOptions& options)
-    : layout_(layout) {
+    : lock_(path), layout_(layout) {
   if (options.chunk_rows < 1)
     throw std::runtime_error("HDF5 output '" + path + "': chunk_rows must be >= 1");
   std::vector<Column> cols = make_columns(layout);  // validates names before anything is created

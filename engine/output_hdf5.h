@@ -11,6 +11,7 @@
 // Because of the fork, construct the writer while no other thread is inside the HDF5 library
 // (the Debian HDF5 is built thread-safe with one global lock, which the child would inherit).
 #pragma once
+#include "engine/output_lock.h"
 #include <map>
 #include <memory>
 #include <string>
@@ -105,6 +106,7 @@ class OutputWriter {
   class Backend;  // implementation detail (in-process file or helper process)
 
  private:
+  OutputLock lock_;  // before the backend: the file is locked before it is created
   std::unique_ptr<Backend> backend_;
   OutputLayout layout_;
   size_t row_width_ = 0;

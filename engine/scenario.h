@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/input_error.h"
+#include "engine/prescribed.h"
 #include "geometry/csg.h"
 #include "geometry/pose.h"
 
@@ -14,7 +16,8 @@ namespace vcsim {
 struct BodySpec {
   std::string name;
   bool fixed = false;
-  // Mass properties: either mass + inertia, or density (computed from the geometry).
+  // Mass properties: mass + inertia, mass alone (a uniform body of that mass: the inertia from the geometry), or
+  // density (both from the geometry).
   std::optional<double> mass;
   std::optional<Mat3> inertia;       // about the centre of mass, body axes
   std::optional<double> density;
@@ -28,6 +31,7 @@ struct BodySpec {
   Vec3 external_torque = Vec3::Zero();   // constant, world frame
   std::optional<geo::CsgNode> geometry;
   std::string material;
+  std::optional<MotionSpec> motion;      // fixed bodies only: a prescribed path instead of a fixed pose
   geo::SourceLocation where;
 };
 
@@ -36,6 +40,7 @@ struct ContactSpec {
   std::string body_i, body_j;  // the wrench reported is the one acting on body_i
   std::string model;           // "point", "volumetric", "cellular"
   std::map<std::string, double> params;
+  std::map<std::string, std::string> origin;  // where each given parameter came from ("file:line", "material pair a/b")
   geo::SourceLocation where;
 };
 
@@ -88,12 +93,15 @@ struct Scenario {
   AdaptiveSettings adaptive_settings;
   double output_interval = 0;  // 0: every step
   std::string output_file;
-  Vec3 gravity = Vec3(0, 0, -9.81);
+  Vec3 gravity = Vec3(0, 0, -9.81);          // at t = 0 (and always, without gravity_profile)
+  std::optional<GravitySpec> gravity_profile;  // a gravity that varies in time
   double geometry_tolerance = 1e-3;  // relative accuracy target for interference queries
   std::vector<BodySpec> bodies;
   std::vector<ContactSpec> contacts;
   std::vector<MaterialPairSpec> material_pairs;
   std::vector<ImpulseSpec> impulses;
+  std::vector<LoadSpec> loads;
+  std::vector<InputWarning> warnings;  // from the loader; the checks before a run add theirs (engine/preflight.h)
 };
 
 }  // namespace vcsim

@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "contact/parameters.h"
+#include "engine/prescribed.h"
 #include "integrators/adaptive_rk.h"
 
 namespace vcsim {
@@ -52,6 +53,16 @@ constexpr double kSymmetryTolerance = 1e-9;
 // patch): 1e-6 is ~5e5 points, seconds per query; tighter would hang a run (found by fuzzing, issue 8).
 constexpr double kMinGeometryTolerance = 1e-6;
 constexpr double kMaxSteps = 1e12;
+// Plausible ranges of material values, for the warnings that catch values in other units (a density of 7.8: g/cm^3).
+constexpr double kMinDensity = 10, kMaxDensity = 23000;
+const char* const kDensityRange = "10 to 23 000 kg/m^3, from foams to osmium; steel is 7800";
+constexpr double kMinVolumetricStiffness = 1e5, kMaxVolumetricStiffness = 1e16;
+const char* const kVolumetricStiffnessRange = "1e5 to 1e16 N/m^3: soft foam on a 10 cm scale to steel on a 10 um scale";
+constexpr double kMinHertzStiffness = 1e3, kMaxHertzStiffness = 1e13;
+const char* const kHertzStiffnessRange = "1e3 to 1e13 N/m^1.5: k = 4/3 E* sqrt(R), rubber on 1 mm to steel on 1 m";
+constexpr double kMaxFriction = 2;
+// The column engine's coarsest lattice (geometry/interference.cpp): looser tolerances are run at this one.
+constexpr double kMaxGeometryTolerance = 1e-2;
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -537,6 +548,174 @@ class Loader {
     fail(section, path, expected);
   }
 
+  // Values that no real material has (usually given in other units): warnings, never errors.
+  void check_param_ranges(const ParamSet& set, const std::string& section) const {
+    const auto given = [&](const std::string& k) { return set.params.count(k) ? set.params.at(k) : std::nan(""); };
+    for (const auto& [key, where] : set.where) {
+      if (where.second.compare(0, section.size() + 1, section + ".") != 0) continue;  // checked with its own section
+      const double x = set.params.at(key);
+      if (key == "mu" || key == "mu_s" || key == "mu_c")
+        check_range(where.first, where.second, x, 0, kMaxFriction, "(a friction coefficient)",
+                    "dry friction is 0.05 to 1.5");
+      const bool linear = !set.params.count("hyper_n") || given("hyper_n") == 1;
+      if (!contact::is_point_model(set.model) && linear && (key == "k_v" || key == "k_v_i" || key == "k_v_j") &&
+          std::isfinite(x))
+        check_range(where.first, where.second, x, kMinVolumetricStiffness, kMaxVolumetricStiffness, "N/m^3",
+                    kVolumetricStiffnessRange);
+      if (contact::is_point_model(set.model) && key == "k" && (!set.params.count("n") || given("n") == 1.5))
+        check_range(where.first, where.second, x, kMinHertzStiffness, kMaxHertzStiffness, "N/m^1.5",
+                    kHertzStiffnessRange);
+    }
+  }
+
+  // "file:line:column" of a parameter's value, and through which section it came ("material_pairs[0].mu").
+  std::map<std::string, std::string> origins(const ParamSet& set) const {
+    std::map<std::string, std::string> out;
+    for (const auto& [key, where] : set.where) {
+      const geo::SourceLocation w = locate(where.first, where.second);
+      out[key] = where.second + " (" + w.file + (w.line > 0 ? ":" + std::to_string(w.line) : "") + ")";
+    }
+    return out;
+  }
+
+  // ---- warnings (InputWarning: a setup that loads but is likely wrong) ----
+  mutable std::vector<InputWarning> warnings;
+  void warn(const YAML::Node& node, const std::string& path, const std::string& message) const {
+    const geo::SourceLocation w = locate(node, path);
+    warnings.push_back(InputWarning{w.file, w.line, w.column, path, message});
+  }
+  // A value far outside the range its unit allows for real materials: usually a value in other units.
+  void check_range(const YAML::Node& node, const std::string& path, double x, double low, double high,
+                   const std::string& unit, const std::string& typical) const {
+    if (x >= low && x <= high) return;
+    warn(node, path,
+         fmt_number(x) + " " + unit + " is outside the range of real materials (" + typical +
+             "); every value is SI (docs/scenario-format.md, \"Units\")");
+  }
+
+  // ---- time profiles (docs/scenario-format.md, "Time profiles") ----
+  // A number, or one of {ramp: ...}, {sine: ...}, {step: ...}, {table: ...}. `continuous`: a position (no step).
+  TimeProfile profile(const YAML::Node& n, const std::string& path, const std::string& unit,
+                      bool continuous = false) const {
+    const std::string forms = "a number in " + unit + " or a time profile ({ramp: ...}, {sine: ...}, " +
+                              (continuous ? "" : "{step: ...}, ") + "{table: ...})";
+    if (n.IsScalar()) return constant_profile(number(n, path, forms));
+    if (!n.IsMap() || n.size() != 1) fail_got(n, path, forms);
+    check_map(n, path, {"ramp", "sine", "step", "table"}, "a time profile");
+    const std::string kind = n.begin()->first.Scalar();
+    const YAML::Node b = n.begin()->second;
+    const std::string bp = child_path(path, kind);
+    const auto value = [&](const char* key, std::optional<double> fallback, const std::string& what) {
+      const YAML::Node v = find(b, key);
+      if (!v.IsDefined()) {
+        if (!fallback) fail(b, bp, "expected required key '" + std::string(key) + "' (" + what + "); it is missing");
+        return *fallback;
+      }
+      return number(v, child_path(bp, key), what);
+    };
+    const auto nonnegative = [&](const char* key, const std::string& what) {
+      const double x = value(key, 0.0, what);
+      if (!(x >= 0)) fail(find(b, key), child_path(bp, key), "expected " + what + " >= 0; got " + fmt_number(x));
+      return x;
+    };
+    TimeProfile p;
+    if (kind == "ramp") {
+      check_map(b, bp, {"from", "to", "over", "start"}, "a ramp");
+      p.kind = TimeProfile::Kind::Ramp;
+      p.from = value("from", 0.0, "the value before the ramp, " + unit);
+      p.to = value("to", std::nullopt, "the value after the ramp, " + unit);
+      p.over = positive(require(b, "over", bp, "the ramp's duration in s"), child_path(bp, "over"), "a duration in s");
+      p.start = nonnegative("start", "a start time in s");
+    } else if (kind == "sine") {
+      check_map(b, bp, {"amplitude", "frequency", "phase", "offset"}, "a sine");
+      p.kind = TimeProfile::Kind::Sine;
+      p.amplitude = value("amplitude", std::nullopt, "the amplitude, " + unit);
+      p.frequency = value("frequency", std::nullopt, "a frequency in Hz");
+      if (!(p.frequency >= 0))
+        fail(find(b, "frequency"), child_path(bp, "frequency"), "expected a frequency >= 0 Hz; got " + fmt_number(p.frequency));
+      p.phase = value("phase", 0.0, "a phase in rad");
+      p.offset = value("offset", 0.0, "the mean value, " + unit);
+    } else if (kind == "step") {
+      if (continuous) fail(n, bp, "expected a continuous profile (a position cannot jump; use a ramp); got a step");
+      check_map(b, bp, {"from", "to", "at"}, "a step");
+      p.kind = TimeProfile::Kind::Step;
+      p.from = value("from", 0.0, "the value before the step, " + unit);
+      p.to = value("to", std::nullopt, "the value from the step on, " + unit);
+      p.start = value("at", std::nullopt, "the time of the step in s");
+      if (!(p.start >= 0)) fail(find(b, "at"), child_path(bp, "at"), "expected a time >= 0 s; got " + fmt_number(p.start));
+    } else {
+      check_map(b, bp, {"times", "values", "interpolation", "after"}, "a table");
+      p.kind = TimeProfile::Kind::Table;
+      p.times = table_times(require(b, "times", bp, "increasing times in s"), child_path(bp, "times"));
+      const YAML::Node vn = require(b, "values", bp, "one value per time");
+      const std::string vp = child_path(bp, "values");
+      if (!vn.IsSequence() || vn.size() != p.times.size())
+        fail_got(vn, vp, std::to_string(p.times.size()) + " values (one per time) in " + unit);
+      for (size_t i = 0; i < vn.size(); ++i) p.values.push_back(number(vn[i], index_path(vp, i)));
+      read_table_options(b, bp, p, false);
+    }
+    prepare_profile(p);
+    return p;
+  }
+
+  // At least 2 times, strictly increasing (never sorted silently: an out-of-order time is a typo).
+  std::vector<double> table_times(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsSequence() || n.size() < 2) fail_got(n, path, "a list of at least 2 increasing times in s");
+    std::vector<double> t;
+    for (size_t i = 0; i < n.size(); ++i) {
+      t.push_back(number(n[i], index_path(path, i), "a time in s"));
+      if (i > 0 && !(t[i] > t[i - 1]))
+        fail(n[i], index_path(path, i),
+             "expected times in strictly increasing order; got " + fmt_number(t[i]) + " after " + fmt_number(t[i - 1]));
+    }
+    return t;
+  }
+
+  void read_table_options(const YAML::Node& b, const std::string& bp, TimeProfile& p, bool cubic_default) const {
+    p.cubic = cubic_default;
+    if (YAML::Node i = find(b, "interpolation"); i.IsDefined()) {
+      const std::string s = string(i, child_path(bp, "interpolation"), "linear or cubic");
+      if (s != "linear" && s != "cubic") fail(i, child_path(bp, "interpolation"), "expected linear or cubic; got '" + s + "'");
+      p.cubic = s == "cubic";
+    }
+    if (YAML::Node a = find(b, "after"); a.IsDefined()) {
+      const std::string s = string(a, child_path(bp, "after"), "hold or extrapolate");
+      if (s != "hold" && s != "extrapolate") fail(a, child_path(bp, "after"), "expected hold or extrapolate; got '" + s + "'");
+      p.extrapolate = s == "extrapolate";
+    }
+  }
+
+  // [x, y, z], each a number or a time profile.
+  Vec3Profile vec3_profile(const YAML::Node& n, const std::string& path, const std::string& unit,
+                           bool continuous = false) const {
+    if (!n.IsSequence() || n.size() != 3)
+      fail_got(n, path, "a list of 3 components [x, y, z], each a number in " + unit + " or a time profile");
+    return {profile(n[0], index_path(path, 0), unit, continuous), profile(n[1], index_path(path, 1), unit, continuous),
+            profile(n[2], index_path(path, 2), unit, continuous)};
+  }
+
+  // {axis: [x, y, z], angle: PROFILE (rad) | angle_deg: PROFILE}: a turn about a fixed axis.
+  std::pair<Vec3, TimeProfile> turn(const YAML::Node& n, const std::string& path) const {
+    check_map(n, path, {"axis", "angle", "angle_deg"}, "a rotation {axis, angle or angle_deg}");
+    const std::string ap = child_path(path, "axis");
+    const YAML::Node an = require(n, "axis", path, "a direction [x, y, z]");
+    const Vec3 axis = vec3(an, ap, "an axis direction");
+    if (!(axis.norm() > 0)) fail(an, ap, "expected a nonzero axis direction; got [0, 0, 0]");
+    const YAML::Node rad = find(n, "angle"), deg = find(n, "angle_deg");
+    if (rad.IsDefined() == deg.IsDefined())
+      fail(n, path, std::string("expected exactly one of 'angle' (rad) or 'angle_deg'; got ") + (rad.IsDefined() ? "both" : "neither"));
+    TimeProfile angle = rad.IsDefined() ? profile(rad, child_path(path, "angle"), "rad", true)
+                                        : profile(deg, child_path(path, "angle_deg"), "degrees", true);
+    if (deg.IsDefined()) scale_profile(angle, M_PI / 180);
+    return {axis.normalized(), angle};
+  }
+
+  static void scale_profile(TimeProfile& p, double k) {
+    p.value *= k, p.from *= k, p.to *= k, p.amplitude *= k, p.offset *= k;
+    for (double& v : p.values) v *= k;
+    prepare_profile(p);
+  }
+
  private:
   std::string file_;
 };
@@ -686,6 +865,84 @@ Override apply_override(YAML::Node& root, const std::string& text, const std::st
   return Override{canon, text};
 }
 
+// motion: {velocity, angular_velocity} | {displacement, rotation} | {table: {times, positions, orientations}}
+// (docs/scenario-format.md, "Prescribed motion").
+MotionSpec load_motion(const Loader& L, const YAML::Node& n, const std::string& path, const YAML::Node& body,
+                       BodySpec& b) {
+  L.check_map(n, path, {"velocity", "angular_velocity", "displacement", "rotation", "table"}, "a prescribed motion");
+  const auto has = [&](const char* k) { return Loader::find(n, k).IsDefined(); };
+  const bool constant = has("velocity") || has("angular_velocity"), profiles = has("displacement") || has("rotation"),
+             table = has("table");
+  const std::string kinds = "velocity and angular_velocity (constant), displacement and rotation (profiles), or table";
+  if (constant + profiles + table != 1)
+    L.fail(n, path, "expected one kind of motion: " + kinds + "; got " + (constant + profiles + table ? "two" : "none"));
+  MotionSpec m;
+  const auto kp = [&](const char* k) { return child_path(path, k); };
+  if (constant) {
+    m.kind = MotionSpec::Kind::Velocity;
+    if (has("velocity")) m.velocity = L.vec3(Loader::find(n, "velocity"), kp("velocity"), "a velocity in m/s");
+    if (has("angular_velocity"))
+      m.angular_velocity = L.vec3(Loader::find(n, "angular_velocity"), kp("angular_velocity"), "an angular velocity in rad/s");
+    return m;
+  }
+  if (profiles) {
+    m.kind = MotionSpec::Kind::Profiles;
+    if (has("displacement")) m.displacement = L.vec3_profile(Loader::find(n, "displacement"), kp("displacement"), "m", true);
+    if (has("rotation")) std::tie(m.axis, m.angle) = L.turn(Loader::find(n, "rotation"), kp("rotation"));
+    return m;
+  }
+  m.kind = MotionSpec::Kind::Table;
+  const YAML::Node t = Loader::find(n, "table");
+  const std::string tp = kp("table");
+  L.check_map(t, tp, {"times", "positions", "orientations", "interpolation"}, "a pose table");
+  for (const char* k : {"position", "orientation"})
+    if (YAML::Node x = Loader::find(body, k); x.IsDefined())
+      L.fail(x, child_path(b.where.key_path, k), "expected no initial " + std::string(k) + " beside motion.table (the table gives the pose); got one");
+  const std::vector<double> times = L.table_times(L.require(t, "times", tp, "increasing times in s"), child_path(tp, "times"));
+  const YAML::Node pn = Loader::find(t, "positions"), qn = Loader::find(t, "orientations");
+  if (!pn.IsDefined() && !qn.IsDefined())
+    L.fail(t, tp, "expected 'positions' ([x, y, z] per time, m) and/or 'orientations' ([w, x, y, z] per time); got neither");
+  const auto rows = [&](const YAML::Node& list, const char* key, size_t width, const std::string& what) {
+    const std::string lp = child_path(tp, key);
+    if (!list.IsSequence() || list.size() != times.size())
+      L.fail_got(list, lp, std::to_string(times.size()) + " " + what + " (one per time)");
+    std::vector<std::vector<double>> out;
+    for (size_t i = 0; i < list.size(); ++i) out.push_back(L.numbers(list[i], index_path(lp, i), width, what));
+    return out;
+  };
+  TimeProfile base;
+  base.kind = TimeProfile::Kind::Table;
+  base.times = times;
+  L.read_table_options(t, tp, base, true);
+  for (int k = 0; k < 3; ++k) m.table_position[k] = base, m.table_position[k].values.assign(times.size(), b.pose.position[k]);
+  const Quat q0 = b.pose.rotation;
+  const double q0c[4] = {q0.w(), q0.x(), q0.y(), q0.z()};
+  for (int k = 0; k < 4; ++k) m.table_quaternion[k] = base, m.table_quaternion[k].values.assign(times.size(), q0c[k]);
+  if (pn.IsDefined()) {
+    const auto p = rows(pn, "positions", 3, "a position [x, y, z] in m");
+    for (size_t i = 0; i < p.size(); ++i)
+      for (int k = 0; k < 3; ++k) m.table_position[k].values[i] = p[i][k];
+  }
+  if (qn.IsDefined()) {
+    const auto q = rows(qn, "orientations", 4, "a unit quaternion [w, x, y, z]");
+    Eigen::Vector4d previous = Eigen::Vector4d::Zero();
+    for (size_t i = 0; i < q.size(); ++i) {
+      Eigen::Vector4d v(q[i][0], q[i][1], q[i][2], q[i][3]);
+      if (!(std::abs(v.norm() - 1) <= kQuaternionNormTolerance))
+        L.fail(qn[i], index_path(child_path(tp, "orientations"), i),
+               "expected a unit quaternion [w, x, y, z] (norm within 1e-6 of 1); got norm " + fmt_number(v.norm()));
+      // q and -q are the same turn: keep neighbours in one hemisphere so the spline takes the short way.
+      if (v.dot(previous) < 0) v = -v;
+      previous = v;
+      for (int k = 0; k < 4; ++k) m.table_quaternion[k].values[i] = v[k];
+    }
+  }
+  for (auto& c : m.table_position) prepare_profile(c);
+  for (auto& c : m.table_quaternion) prepare_profile(c);
+  b.pose = motion_at(m, b.pose, 0).pose;
+  return m;
+}
+
 // simulation.{rel_tol, abs_tol, max_step, initial_step, step} for an adaptive integrator (docs/integration.md).
 void load_adaptive_settings(const Loader& L, const YAML::Node& s, Scenario& sc) {
   AdaptiveSettings& a = sc.adaptive_settings;
@@ -781,7 +1038,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
 
   L.check_map(root, "",
               {"name", "description", "simulation", "gravity", "output", "bodies", "contacts", "materials",
-               "material_pairs", "impulses"},
+               "material_pairs", "impulses", "loads"},
               "the scenario");
   const std::string stem = std::filesystem::path(path).stem().string();
   sc.name = stem;
@@ -842,11 +1099,34 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       if (!(sc.geometry_tolerance >= kMinGeometryTolerance && sc.geometry_tolerance < 1))
         L.fail(g, "simulation.geometry_tolerance",
                "expected a relative tolerance in [1e-6, 1); got " + fmt_number(sc.geometry_tolerance));
+      if (sc.geometry_tolerance > kMaxGeometryTolerance)
+        L.warn(g, "simulation.geometry_tolerance",
+               fmt_number(sc.geometry_tolerance) + " is looser than the interference engine supports; queries run at " +
+                   fmt_number(kMaxGeometryTolerance) + " (docs/geometry.md)");
     }
   }
 
-  if (YAML::Node g = Loader::find(root, "gravity"); g.IsDefined())
-    sc.gravity = L.vec3(g, "gravity", "a gravity vector [gx, gy, gz] in m/s^2");
+  // gravity: [gx, gy, gz] (each a number or a time profile), or a tilting world {magnitude, tilt: {axis, angle_deg}}.
+  if (YAML::Node g = Loader::find(root, "gravity"); g.IsDefined()) {
+    if (g.IsMap()) {
+      L.check_map(g, "gravity", {"magnitude", "tilt"}, "a tilting gravity {magnitude, tilt: {axis, angle_deg}}");
+      GravitySpec spec;
+      spec.tilting = true;
+      if (YAML::Node m = Loader::find(g, "magnitude"); m.IsDefined())
+        spec.magnitude = L.positive(m, "gravity.magnitude", "a gravity magnitude in m/s^2");
+      std::tie(spec.tilt_axis, spec.tilt) =
+          L.turn(L.require(g, "tilt", "gravity", "{axis: [x, y, z], angle_deg: PROFILE}"), "gravity.tilt");
+      sc.gravity = gravity_at(spec, 0);
+      sc.gravity_profile = spec;
+    } else {
+      if (!g.IsSequence() || g.size() != 3)
+        L.fail_got(g, "gravity", "a gravity vector [gx, gy, gz] in m/s^2 (a list of 3 numbers or time profiles)");
+      GravitySpec spec;
+      spec.components = L.vec3_profile(g, "gravity", "m/s^2");
+      sc.gravity = gravity_at(spec, 0);
+      if (!std::all_of(spec.components.begin(), spec.components.end(), profile_is_constant)) sc.gravity_profile = spec;
+    }
+  }
 
   sc.output_file = stem + ".h5";
   if (YAML::Node o = Loader::find(root, "output"); o.IsDefined()) {
@@ -913,6 +1193,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       set.model = L.model_name(L.require(n, "model", mp, "point, volumetric or cellular"), child_path(mp, "model"));
       L.read_params(n, mp, set.model, {"materials", "model"}, set);
       L.check_param_set(set, n, mp);
+      L.check_param_ranges(set, mp);
       const auto key = std::minmax(a, b);
       if (pair_params.count(key))
         L.fail(mn, mk, "expected each material pair once; got " + a + "/" + b + " again");
@@ -931,7 +1212,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     body_names.push_back(name);
     L.check_map(val, bp,
                 {"mass", "inertia", "density", "center_of_mass", "position", "orientation", "velocity",
-                 "angular_velocity", "fixed", "force", "torque", "geometry", "material"},
+                 "angular_velocity", "fixed", "force", "torque", "geometry", "material", "motion"},
                 "a body");
     BodySpec b;
     b.name = name;
@@ -942,7 +1223,10 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     if (YAML::Node n = get("fixed"); n.IsDefined()) b.fixed = L.boolean(n, kp("fixed"));
     if (YAML::Node n = get("mass"); n.IsDefined()) b.mass = L.positive(n, kp("mass"), "a mass in kg");
     if (YAML::Node n = get("inertia"); n.IsDefined()) b.inertia = L.inertia(n, kp("inertia"));
-    if (YAML::Node n = get("density"); n.IsDefined()) b.density = L.positive(n, kp("density"), "a density in kg/m^3");
+    if (YAML::Node n = get("density"); n.IsDefined()) {
+      b.density = L.positive(n, kp("density"), "a density in kg/m^3");
+      L.check_range(n, kp("density"), *b.density, kMinDensity, kMaxDensity, "kg/m^3", kDensityRange);
+    }
     if (YAML::Node n = get("center_of_mass"); n.IsDefined()) {
       b.center_of_mass = L.vec3(n, kp("center_of_mass"), "a body-frame point [x, y, z] in m");
       b.center_of_mass_given = true;
@@ -968,11 +1252,24 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
         b.geometry = L.csg(g, gp);
       }
     }
-    // Mass properties: mass + inertia, or a density (own, or the material's) to integrate over the geometry.
+    // Mass properties: mass + inertia, mass alone (a uniform body: the inertia from the geometry), or a density
+    // (own, or the material's) to integrate over the geometry.
+    if (b.density && b.inertia && !b.mass)
+      L.fail(get("inertia"), kp("inertia"),
+             "expected inertia together with mass (a density gives both mass and inertia from the geometry; with a "
+             "given inertia, give the mass instead of the density); got inertia and density");
     if (b.density && (b.mass || b.inertia))
       L.fail(get("density"), kp("density"), "expected either mass and inertia, or density; got both");
+    if (YAML::Node m = get("motion"); m.IsDefined()) {
+      if (!b.fixed)
+        L.fail(m, kp("motion"), "expected motion only on a fixed body (fixed: true; a free body moves by its dynamics)");
+      b.motion = load_motion(L, m, kp("motion"), body_node, b);
+    }
     if (!b.fixed) {
-      if (b.mass && !b.inertia) L.fail(val, bp, "expected required key 'inertia' (in kg m^2) beside mass; it is missing");
+      if (b.mass && !b.inertia && !b.geometry)
+        L.fail(val, bp,
+               "expected a geometry (the inertia of a uniform body of the given mass comes from its shape) or "
+               "'inertia' in kg m^2 beside mass; got neither");
       if (b.inertia && !b.mass) L.fail(val, bp, "expected required key 'mass' (in kg) beside inertia; it is missing");
       if (!b.mass && !b.density && !b.material.empty() && material_density[b.material])
         b.density = material_density[b.material];
@@ -1039,7 +1336,8 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       }
       L.read_params(n, cp, set.model, {"bodies", "model"}, set);
       L.check_param_set(set, n, cp);
-      sc.contacts.push_back(ContactSpec{names[0], names[1], set.model, set.params, L.locate(n, cp)});
+      L.check_param_ranges(set, cp);
+      sc.contacts.push_back(ContactSpec{names[0], names[1], set.model, set.params, L.origins(set), L.locate(n, cp)});
     }
   }
 
@@ -1137,6 +1435,51 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     }
   }
 
+  // loads: [{body, force, torque, frame, point, name}] (docs/scenario-format.md, "Loads").
+  if (YAML::Node ls = Loader::find(root, "loads"); ls.IsDefined() && !ls.IsNull()) {
+    if (!ls.IsSequence()) L.fail_got(ls, "loads", "a list of {body, force and/or torque, frame, point}");
+    std::set<std::string> names;
+    for (size_t i = 0; i < ls.size(); ++i) {
+      const YAML::Node n = ls[i];
+      const std::string lp = index_path("loads", i);
+      L.check_map(n, lp, {"name", "body", "force", "torque", "frame", "point"}, "a load");
+      LoadSpec load;
+      load.where = L.locate(n, lp);
+      load.name = "load_" + std::to_string(i);
+      if (YAML::Node nm = Loader::find(n, "name"); nm.IsDefined()) {
+        load.name = L.string(nm, child_path(lp, "name"), "a load name");
+        if (!valid_name(load.name))
+          L.fail(nm, child_path(lp, "name"), "expected a load name of letters, digits, '_' and '-'; got '" + load.name + "'");
+      }
+      if (!names.insert(load.name).second) L.fail(n, lp, "expected unique load names; got '" + load.name + "' again");
+      const std::string bk = child_path(lp, "body");
+      const YAML::Node bn = L.require(n, "body", lp, "the name of the body the load acts on");
+      load.body = L.string(bn, bk, "a body name");
+      const auto body = std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == load.body; });
+      if (body == sc.bodies.end()) {
+        std::string msg = "expected a body defined under 'bodies' (" + join_list(body_names) + "); got '" + load.body + "'";
+        const std::string hint = did_you_mean(load.body, body_names);
+        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+        L.fail(bn, bk, msg);
+      }
+      if (body->fixed) L.fail(bn, bk, "expected a body that is not fixed (a load on a fixed body does nothing); got '" + load.body + "'");
+      const YAML::Node fn = Loader::find(n, "force"), tn = Loader::find(n, "torque");
+      if (!fn.IsDefined() && !tn.IsDefined()) L.fail(n, lp, "expected 'force' (N) and/or 'torque' (N m); got neither");
+      if (fn.IsDefined()) load.force = L.vec3_profile(fn, child_path(lp, "force"), "N");
+      if (tn.IsDefined()) load.torque = L.vec3_profile(tn, child_path(lp, "torque"), "N m");
+      if (YAML::Node f = Loader::find(n, "frame"); f.IsDefined()) {
+        const std::string fp = child_path(lp, "frame");
+        const std::string frame = L.string(f, fp, "world or body");
+        if (frame != "world" && frame != "body") L.fail(f, fp, "expected world or body; got '" + frame + "'");
+        load.body_frame = frame == "body";
+      }
+      if (YAML::Node pt = Loader::find(n, "point"); pt.IsDefined())
+        load.point = L.vec3(pt, child_path(lp, "point"), "a body-frame point [x, y, z] in m");
+      sc.loads.push_back(std::move(load));
+    }
+  }
+
+  sc.warnings = std::move(L.warnings);
   return sc;
 }
 

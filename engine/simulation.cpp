@@ -60,13 +60,13 @@ OutputSample make_sample(double t, const World& world, const VecX& x, const Ener
   for (const auto& tally : script.tallies())
     s.impulses.push_back({static_cast<double>(tally.count), tally.last_time, tally.linear, tally.angular});
   for (size_t i = 0; i < world.bodies.size(); ++i) {
-    const auto k = world.kinematics(x, static_cast<int>(i));
+    const auto k = world.kinematics(x, static_cast<int>(i), t);
     s.bodies.push_back({k.pose.position, k.pose.rotation, k.velocity, k.angular_velocity});
   }
   s.energy = {e.kinetic, e.potential, e.contact, e.total()};
   for (size_t c = 0; c < world.contacts.size(); ++c) {
     const auto& r = results[c];
-    const auto ki = world.kinematics(x, world.contacts[c].body_i);
+    const auto ki = world.kinematics(x, world.contacts[c].body_i, t);
     PairSample p;
     p.in_contact = r.in_contact;
     p.force = r.force;
@@ -147,12 +147,12 @@ std::string describe_blow_up(const World& world, const VecX& x, double t, double
 }
 
 // Writes the interference region of every overlapping cell pair as <prefix>_<pair>_<i>_<j>.vdb.
-int dump_overlaps(const World& world, const VecX& x, double tolerance, const std::string& prefix) {
+int dump_overlaps(const World& world, const VecX& x, double t, double tolerance, const std::string& prefix) {
   int written = 0;
   for (const auto& c : world.contacts) {
     const auto& gi = world.bodies[c.body_i].geometry;
     const auto& gj = world.bodies[c.body_j].geometry;
-    const Pose pi = world.kinematics(x, c.body_i).pose, pj = world.kinematics(x, c.body_j).pose;
+    const Pose pi = world.kinematics(x, c.body_i, t).pose, pj = world.kinematics(x, c.body_j, t).pose;
     for (size_t a = 0; a < gi.cells.size(); ++a)
       for (size_t b = 0; b < gj.cells.size(); ++b) {
         const std::string path =
@@ -208,7 +208,7 @@ std::vector<BodyExtent> body_extents(const World& world) {
 // The largest step over which no contact pair closes its bounding-box gap plus a quarter of its thinner body, so
 // that error control, which sees only a step's stages, cannot carry a body through another (a fast ball through a
 // thin plate) while bodies far apart keep their long free-flight steps.
-double travel_step(const World& world, const VecX& x, const std::vector<BodyExtent>& extents) {
+double travel_step(const World& world, double t, const VecX& x, const std::vector<BodyExtent>& extents) {
   double h = std::numeric_limits<double>::infinity();
   for (const auto& c : world.contacts) {
     const double thin = 0.25 * std::min(extents[c.body_i].thinnest, extents[c.body_j].thinnest);
@@ -217,7 +217,7 @@ double travel_step(const World& world, const VecX& x, const std::vector<BodyExte
     geo::Aabb box[2];
     int k = 0;
     for (const int b : {c.body_i, c.body_j}) {
-      const auto kin = world.kinematics(x, b);
+      const auto kin = world.kinematics(x, b, t);
       speed += kin.velocity.norm() + kin.angular_velocity.norm() * extents[b].reach;
       // World bounds of the body's box: centre ± |R| half-extent (unbounded stays unbounded).
       const geo::Aabb& e = extents[b].box;
@@ -382,7 +382,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   auto commit = [&](double h, double impulse_h) {
     world.accept_step(t, x);
     const int fired = script.apply(t, impulse_h, x);  // scripted impulses: between accepted steps only
-    e = world.energies(x);
+    e = world.energies(x, t);
     const double total_guard = guard_total(e);
     if (fired) {
       // An impulse is external work, not an energy error: the guard's baseline restarts from the new state.
@@ -427,7 +427,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   // Flushing, progress and the --dump-vdb snapshot, after each accepted step.
   auto housekeeping = [&](double h) {
     if (options.dump_vdb_time >= 0 && t >= options.dump_vdb_time && t - h < options.dump_vdb_time)
-      summary.vdb_files = dump_overlaps(world, x, scenario.geometry_tolerance, options.dump_vdb_prefix);
+      summary.vdb_files = dump_overlaps(world, x, t, scenario.geometry_tolerance, options.dump_vdb_prefix);
     const auto now = Clock::now();
     if (now - last_flush > std::chrono::milliseconds(500)) {
       writer.flush();
@@ -455,6 +455,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
     // for a linear spring, much less for a volume that grows like a power of the depth.
     const double event_step = std::min(max_step, 0.05 * guard.max_step);
     const std::vector<BodyExtent> extents = body_extents(world);
+    const std::vector<double> breakpoints = world.breakpoints();  // kinks of loads, motions, gravity
     VecX f0(world.state_size()), sample_state(world.state_size());
     long evaluations = 0;
     world.derivative(t, x, f0, &results);
@@ -471,10 +472,12 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
         summary.status = "interrupted";
         break;
       }
-      h = std::min({h, max_step, travel_step(world, x, extents)});
-      // Land exactly on the end and on each timed impulse; avoid a sliver of a last step.
+      h = std::min({h, max_step, travel_step(world, t, x, extents)});
+      // Land exactly on the end, on each timed impulse and on each kink of a profile; avoid a sliver of a last step.
       double t_new = t + h;
-      const double stop = std::min(T, script.next_time_trigger(t));
+      const auto kink = std::upper_bound(breakpoints.begin(), breakpoints.end(), t);
+      const double stop = std::min({T, script.next_time_trigger(t),
+                                    kink == breakpoints.end() ? T : *kink});
       if (t_new >= stop - 1e-3 * h) t_new = stop, h = stop - t;
       const double min_step = 64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
       if (!(h > min_step)) {
@@ -508,7 +511,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       while (interval > 0 && next_sample * interval < t_new - 1e-9 * interval) {
         const double ts = next_sample * interval;
         stepper.dense(system, (ts - t_old) / h, sample_state);
-        write_sample(ts, sample_state, world.energies(sample_state), h);
+        write_sample(ts, sample_state, world.energies(sample_state, ts), h);
         ++next_sample;
       }
       x_before = x;
@@ -568,14 +571,19 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
     summary.rhs_evaluations = step * integ::method_stages(*method) + summary.samples;
   }
   summary.sim_time = t;
-  summary.final_energy = world.energies(x);
+  summary.final_energy = world.energies(x, t);
   summary.wall_time = wall_seconds();
   summary.interference_queries = geo::interference_query_count() - queries_at_start;
   if (summary.failed)
     summary.status = "failed: " + summary.failure_message;
   else if (summary.status.empty())
-    summary.status = "completed";
+    summary.status = options.warnings.empty() ? "completed" : "completed with warnings";
   writer.set_text_attribute("status", summary.status);
+  if (!options.warnings.empty()) {
+    std::string all;
+    for (const auto& w : options.warnings) all += (all.empty() ? "" : "\n") + w;
+    writer.set_text_attribute("warnings", all);
+  }
   writer.set_number_attribute("wall_time_s", summary.wall_time);
   writer.set_number_attribute("max_energy_increase_J", summary.max_energy_increase);
   writer.set_number_attribute("max_bristle_energy_J", summary.max_bristle_energy);

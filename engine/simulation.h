@@ -21,10 +21,11 @@ struct RunOptions {
   const volatile std::sig_atomic_t* stop_requested = nullptr;  // set by a SIGINT handler
   double dump_vdb_time = -1;  // < 0: off; else write .vdb files of overlaps at that time
   std::string dump_vdb_prefix;
+  std::vector<std::string> warnings;  // the preflight's (engine/preflight.h): stored, and the status says so
 };
 
 struct RunSummary {
-  std::string status;  // "completed", "interrupted", or "failed: ..."
+  std::string status;  // "completed", "completed with warnings", "interrupted", or "failed: ..."
   bool failed = false;
   double sim_time = 0, wall_time = 0;
   long steps = 0, rhs_evaluations = 0, samples = 0;

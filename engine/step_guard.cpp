@@ -88,10 +88,27 @@ double max_stable_step(integ::Method method, const LinearMode& mode) {
   return lo;
 }
 
+double impact_load(const ContactGuardInput& in) {
+  const double m = 1.0 / (1.0 / in.mass_i + 1.0 / in.mass_j), v = in.approach_speed, energy = 0.5 * m * v * v;
+  if (!(energy > 0) || !std::isfinite(energy)) return 0;
+  const auto& np = in.params.normal;
+  if (contact::is_point_model(in.model)) {
+    const double x = std::pow((np.n + 1) * energy / np.k, 1 / (np.n + 1));
+    return np.k * std::pow(x, np.n);
+  }
+  if (in.radius > 0) {
+    const double x = std::cbrt(3 * energy / (np.k * M_PI * in.radius));
+    return np.k * M_PI * in.radius * x * x;
+  }
+  return v * std::sqrt(m * np.k * in.flat_area);
+}
+
 std::vector<ModeEstimate> estimate_contact_modes(const ContactGuardInput& in, integ::Method method) {
   std::vector<ModeEstimate> out;
-  const double f = in.load;
-  if (!(f > 0)) return out;  // no static load (e.g. no gravity): impacts only, nothing to linearise
+  // The static load, or without one (no gravity) the peak of an impact at the approach speed: a stiff contact in
+  // space sets the stable step as much as one on the ground.
+  const double f = std::max(in.load, impact_load(in));
+  if (!(f > 0)) return out;  // nothing pushes the bodies together: nothing to linearise
   const auto& np = in.params.normal;
   const auto& fp = in.params.friction;
 
@@ -172,18 +189,33 @@ std::vector<ContactGuardInput> contact_guard_inputs(const Scenario& scenario, co
     double* lever[2] = {&in.lever_i, &in.lever_j};
     double load[2] = {kInf, kInf};
     geo::Aabb box[2];
+    const int index[2] = {c.body_i, c.body_j};
     for (int s = 0; s < 2; ++s) {
       const RigidBody& b = *side[s];
       box[s] = body_bounds(b.geometry);
+      const double reach = bounded(box[s]) ? box[s].max.cwiseAbs().cwiseMax(box[s].min.cwiseAbs()).norm() : 0;
       if (b.fixed) {
+        const auto kin = world.kinematics(VecX(), index[s], 0);  // a fixed body's state is its motion
+        in.approach_speed += kin.velocity.norm() + kin.angular_velocity.norm() * reach;
         *mass[s] = *inertia[s] = kInf;
         continue;
       }
+      const BodySpec& bs = scenario.bodies[index[s]];
+      in.approach_speed += bs.velocity.norm() + bs.angular_velocity.norm() * reach;
       *mass[s] = b.mass;
       *inertia[s] = Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia_body).eigenvalues()(0);
       // A lower bound of the distance from the centre of mass to the surface of a convex body.
       if (bounded(box[s])) *lever[s] = std::max(0.0, std::min((-box[s].min).minCoeff(), box[s].max.minCoeff()));
       load[s] = (b.mass * world.gravity + b.external_force).norm();
+      // A gravity that varies: its largest magnitude over the run.
+      if (const auto& gp = world.gravity_profile)
+        load[s] = b.mass * (gp->tilting ? gp->magnitude
+                                        : Vec3(profile_max_abs(gp->components[0]), profile_max_abs(gp->components[1]),
+                                               profile_max_abs(gp->components[2])).norm()) +
+                  b.external_force.norm();
+      for (const AppliedLoad& l : world.loads)
+        if (l.body == index[s])
+          load[s] += Vec3(profile_max_abs(l.force[0]), profile_max_abs(l.force[1]), profile_max_abs(l.force[2])).norm();
     }
     // The static load is the weight of the free body (the lighter one when both are free).
     in.load = std::min(load[0], load[1]);
@@ -228,7 +260,7 @@ StepGuardReport check_step(const Scenario& scenario, const World& world) {
   if (r.too_large) {
     const ModeEstimate& m = r.modes[r.limiting];
     std::ostringstream w;
-    w << "warning: step " << scenario.step << " s is beyond " << scenario.integrator << "'s stability limit "
+    w << "step " << scenario.step << " s is beyond " << scenario.integrator << "'s stability limit "
       << num(m.max_step) << " s for the " << m.mode << " mode of contact '" << m.contact << "' (" << m.formula
       << "); try <= " << num(0.9 * m.max_step) << " s, or the error-controlled integrator: dopri5 "
       << "(docs/reliability.md, docs/integration.md)";

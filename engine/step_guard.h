@@ -38,6 +38,7 @@ struct ContactGuardInput {
   double inertia_i = 0, inertia_j = 0;    // smallest principal moment, kg m^2; +inf for a fixed body
   double lever_i = 0, lever_j = 0;        // m, centre of mass to a contact point (lower bound)
   double load = 0;                        // N, static normal load
+  double approach_speed = 0;              // m/s, the fastest the two can meet at t = 0 (for the impact load)
   double radius = 0;                      // m, curvature radius for a curved contact (0: flat)
   double flat_area = 0;                   // m^2, face area for a flat contact
 };
@@ -54,6 +55,9 @@ struct ModeEstimate {
 };
 
 std::vector<ModeEstimate> estimate_contact_modes(const ContactGuardInput& input, integ::Method method);
+// The peak normal force of an impact at the approach speed, from energy: 1/2 m v^2 = the work of the normal law to
+// the deepest point (point: k x^n; volumetric: k_v pi R x^2 on a cap of radius R, k_v A x on a face of area A).
+double impact_load(const ContactGuardInput& input);
 
 struct StepGuardReport {
   std::vector<ModeEstimate> modes;

@@ -1,5 +1,7 @@
 #include "engine/world.h"
 
+#include <algorithm>
+
 namespace vcsim {
 namespace {
 
@@ -37,11 +39,19 @@ VecX World::initial_state(const std::vector<Pose>& poses, const std::vector<Vec3
   return x;
 }
 
-contact::BodyKinematics World::kinematics(const VecX& x, int body) const {
+contact::BodyKinematics World::kinematics(const VecX& x, int body, double t) const {
   const RigidBody& b = bodies[body];
   contact::BodyKinematics k;
   if (b.state_offset < 0) {
-    k.pose = b.fixed_pose;
+    if (!b.motion) {
+      k.pose = b.fixed_pose;
+      return k;
+    }
+    // The body frame's path, carried to the centre of mass: v_c = v_o + w x (R r_c).
+    const PoseTwist m = motion_at(*b.motion, b.initial_pose, t);
+    k.pose = m.pose.compose(b.com_offset);
+    k.velocity = m.velocity + m.angular_velocity.cross(k.pose.position - m.pose.position);
+    k.angular_velocity = m.angular_velocity;
     return k;
   }
   const int o = b.state_offset;
@@ -57,15 +67,25 @@ void World::derivative(double t, const VecX& x, VecX& dxdt,
   dxdt.setZero(x.size());
   // Net force and torque (about the centre of mass) per body, world frame.
   std::vector<Vec3> force(bodies.size()), torque(bodies.size());
+  const Vec3 g = gravity_at(t);
   for (size_t i = 0; i < bodies.size(); ++i) {
-    force[i] = bodies[i].mass * gravity + bodies[i].external_force;
+    force[i] = bodies[i].mass * g + bodies[i].external_force;
     torque[i] = bodies[i].external_torque;
+  }
+  for (const AppliedLoad& load : loads) {
+    const auto k = kinematics(x, load.body, t);
+    const Mat3 R = k.pose.rotation.toRotationMatrix();
+    Vec3 f = profile_value(load.force, t), tau = profile_value(load.torque, t);
+    if (load.body_frame) f = R * f, tau = R * tau;
+    force[load.body] += f;
+    torque[load.body] += tau;
+    if (load.point) torque[load.body] += (R * *load.point).cross(f);  // off the centre of mass
   }
   if (results) results->resize(contacts.size());
   for (size_t c = 0; c < contacts.size(); ++c) {
     const ContactSlot& slot = contacts[c];
-    const auto ki = kinematics(x, slot.body_i);
-    const auto kj = kinematics(x, slot.body_j);
+    const auto ki = kinematics(x, slot.body_i, t);
+    const auto kj = kinematics(x, slot.body_j, t);
     contact::ContactResult r;
     slot.pair->evaluate(t, ki, kj, x.data() + slot.state_offset, dxdt.data() + slot.state_offset, r);
     dxdt[slot.state_offset + slot.num_model_states] = r.elastic_power;
@@ -123,10 +143,22 @@ integ::OdeSystem World::ode_system() const {
 
 void World::accept_step(double t, VecX& x) {
   for (auto& c : contacts)
-    c.pair->accept_step(t, kinematics(x, c.body_i), kinematics(x, c.body_j), x.data() + c.state_offset);
+    c.pair->accept_step(t, kinematics(x, c.body_i, t), kinematics(x, c.body_j, t), x.data() + c.state_offset);
 }
 
-Energies World::energies(const VecX& x) const {
+std::vector<double> World::breakpoints() const {
+  std::vector<double> out;
+  for (const auto& load : loads) append_breakpoints(load.force, out), append_breakpoints(load.torque, out);
+  for (const auto& b : bodies)
+    if (b.motion) append_breakpoints(*b.motion, out);
+  if (gravity_profile) append_breakpoints(*gravity_profile, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Energies World::energies(const VecX& x, double t) const {
+  const Vec3 g = gravity_at(t);
   Energies e;
   for (const auto& b : bodies) {
     const int o = b.state_offset;
@@ -137,15 +169,16 @@ Energies World::energies(const VecX& x) const {
     const Mat3 R = read_quat(x, o).toRotationMatrix();
     e.kinetic += 0.5 * b.mass * v.squaredNorm() + 0.5 * w.dot(R * (b.inertia_body * (R.transpose() * w)));
     // Gravity and constant external forces are conservative: U = -F . p.
-    e.potential -= (b.mass * gravity + b.external_force).dot(p);
+    e.potential -= (b.mass * g + b.external_force).dot(p);
   }
   for (const auto& c : contacts) e.contact += x[c.state_offset + c.num_model_states];
   return e;
 }
 
 bool World::is_passive() const {
+  if (!loads.empty() || gravity_profile) return false;
   for (const auto& b : bodies)
-    if (!b.fixed && b.external_torque.squaredNorm() > 0) return false;
+    if ((!b.fixed && b.external_torque.squaredNorm() > 0) || b.motion) return false;
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "contact/contact_pair.h"
+#include "engine/prescribed.h"
 #include "geometry/interference.h"
 #include "geometry/pose.h"
 #include "integrators/explicit_rk.h"
@@ -29,7 +30,11 @@ struct RigidBody {
   Mat3 inertia_body_inverse = Mat3::Identity();
   Vec3 external_force = Vec3::Zero();    // world frame, at the centre of mass
   Vec3 external_torque = Vec3::Zero();   // world frame
-  Pose fixed_pose;                       // used when fixed
+  Pose fixed_pose;                       // used when fixed (the centre-of-mass frame)
+  // A fixed body's prescribed path (engine/prescribed.h): its body frame starts at initial_pose and the
+  // centre-of-mass frame sits at com_offset in it.
+  std::optional<MotionSpec> motion;
+  Pose initial_pose, com_offset;
   int state_offset = -1;                 // into the world state; -1 for fixed bodies
   geo::BodyGeometry geometry;            // in the centre-of-mass frame
 };
@@ -43,6 +48,14 @@ struct ContactSlot {
   std::unique_ptr<contact::ContactPair> pair;
 };
 
+// A load (LoadSpec) on body `body`; `point` in the centre-of-mass frame.
+struct AppliedLoad {
+  int body = -1;
+  bool body_frame = false;
+  std::optional<Vec3> point;
+  Vec3Profile force, torque;
+};
+
 struct Energies {
   double kinetic = 0, potential = 0, contact = 0;
   double total() const { return kinetic + potential + contact; }
@@ -53,6 +66,8 @@ class World {
   std::vector<RigidBody> bodies;
   std::vector<ContactSlot> contacts;
   Vec3 gravity = Vec3(0, 0, -9.81);
+  std::optional<GravitySpec> gravity_profile;  // when gravity varies in time
+  std::vector<AppliedLoad> loads;
 
   // Assigns state offsets; call after bodies and contacts are in place.
   void finalize_layout();
@@ -60,7 +75,11 @@ class World {
   VecX initial_state(const std::vector<Pose>& poses, const std::vector<Vec3>& velocities,
                      const std::vector<Vec3>& angular_velocities) const;
 
-  contact::BodyKinematics kinematics(const VecX& x, int body) const;
+  // Pose and twist of a body's centre-of-mass frame at time t (t matters only for a fixed body with a motion).
+  contact::BodyKinematics kinematics(const VecX& x, int body, double t = 0) const;
+  Vec3 gravity_at(double t) const { return gravity_profile ? vcsim::gravity_at(*gravity_profile, t) : gravity; }
+  // Times where a load, a motion or the gravity has a kink or a jump, sorted: an adaptive run steps onto them.
+  std::vector<double> breakpoints() const;
 
   // dx/dt = f(t, x). Pure: safe to call at every integrator stage. If results is non-null it
   // receives each contact's result (for output).
@@ -74,8 +93,8 @@ class World {
   // Per-contact memory update after an accepted step.
   void accept_step(double t, VecX& x);
 
-  Energies energies(const VecX& x) const;
-  // Is every force in the scene conservative or dissipative (no constant torques)?
+  Energies energies(const VecX& x, double t = 0) const;
+  // Is every force in the scene conservative or dissipative (no constant torques, loads, motions or varying gravity)?
   bool is_passive() const;
 
  private:

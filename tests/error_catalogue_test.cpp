@@ -77,7 +77,7 @@ std::vector<Case> catalogue() {
   const std::string B = kBase;
   const std::string body_keys =
       "mass, inertia, density, center_of_mass, position, orientation, velocity, angular_velocity, fixed, force, "
-      "torque, geometry, material";
+      "torque, geometry, material, motion";
   std::string point_params;  // the point model's parameter table, in its order (contact/parameters.cpp)
   for (const auto& p : vcsim::contact::model_parameters("point")) point_params += (point_params.empty() ? "" : ", ") + p.name;
   // A volumetric contact between the ball and the half-space (lines 15.. replaced).
@@ -99,7 +99,7 @@ std::vector<Case> catalogue() {
        "@:6:5: error: bodies.ball.masss: expected a key of a body (" + body_keys +
            "); got unknown key 'masss'; did you mean 'mass'?"},
       {"unknown_section", replace(B, "simulation:", "simulaton:"),
-       "@:1:1: error: simulaton: expected a key of the scenario (name, description, simulation, gravity, output, bodies, contacts, materials, material_pairs, impulses); got unknown key 'simulaton'; did you mean 'simulation'?"},
+       "@:1:1: error: simulaton: expected a key of the scenario (name, description, simulation, gravity, output, bodies, contacts, materials, material_pairs, impulses, loads); got unknown key 'simulaton'; did you mean 'simulation'?"},
       {"duplicate_key", replace(B, "  step: 0.001\n", "  step: 0.001\n  step: 0.002\n"),
        "@:4:3: error: simulation.step: expected each key once; got a second 'step'"},
       {"duplicate_body", replace(B, "  table:\n    fixed: true\n    geometry: {halfspace: {}}\n",
@@ -262,7 +262,7 @@ std::vector<Case> catalogue() {
       // Creating two missing levels at once crashed the emitter once (fuzzing, tests/fuzz/crashes/scenario-0dd3...).
       {"set_new_nested_section", B,
        "@: --set a.b.c=1: error: a: expected a key of the scenario (name, description, simulation, gravity, output, "
-       "bodies, contacts, materials, material_pairs, impulses); got unknown key 'a'",
+       "bodies, contacts, materials, material_pairs, impulses, loads); got unknown key 'a'",
        {"a.b.c=1"}},
       {"set_new_material", B,
        "@: --set materials.steel.density=1: error: materials.steel: expected the name of an existing entry of "

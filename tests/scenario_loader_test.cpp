@@ -78,7 +78,7 @@ void check(const InputError& e, const std::string& file, int line, int column, c
 
 const std::string kBodyKeys =
     "mass, inertia, density, center_of_mass, position, orientation, velocity, angular_velocity, fixed, force, "
-    "torque, geometry, material";
+    "torque, geometry, material, motion";
 
 }  // namespace
 
@@ -253,10 +253,12 @@ TEST_CASE("bad input: one clear error with position, key path and expectation", 
     check(e, file("missing.yaml"), 2, 3, "simulation",
           "expected required key 'step' (the fixed time step in s); it is missing");
   }
-  SECTION("mass without inertia") {
-    auto e = error_of("noinertia.yaml", replace(kBase, "    inertia: [0.008, 0.008, 0.008]\n", ""));
+  SECTION("mass without inertia and without a geometry to take it from") {
+    auto e = error_of("noinertia.yaml", replace(replace(kBase, "    inertia: [0.008, 0.008, 0.008]\n", ""),
+                                                "    geometry:\n      sphere: {radius: 0.1}\n", ""));
     check(e, file("noinertia.yaml"), 6, 5, "bodies.ball",
-          "expected required key 'inertia' (in kg m^2) beside mass; it is missing");
+          "expected a geometry (the inertia of a uniform body of the given mass comes from its shape) or 'inertia' in "
+          "kg m^2 beside mass; got neither");
   }
   SECTION("mass <= 0") {
     auto e = error_of("mass.yaml", replace(kBase, "mass: 2.0", "mass: -2"));
@@ -334,7 +336,7 @@ TEST_CASE("bad input: one clear error with position, key path and expectation", 
   SECTION("gravity must be 3 numbers") {
     auto e = error_of("gravity.yaml", kBase + "gravity: [0, -9.81]\n");
     check(e, file("gravity.yaml"), 10, 10, "gravity",
-          "expected a gravity vector [gx, gy, gz] in m/s^2 (a list of 3 numbers); got a list of 2 items");
+          "expected a gravity vector [gx, gy, gz] in m/s^2 (a list of 3 numbers or time profiles); got a list of 2 items");
   }
   SECTION("negative output interval") {
     auto e = error_of("interval.yaml", kBase + "output: {interval: -1}\n");

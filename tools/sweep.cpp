@@ -140,6 +140,8 @@ struct SeriesRef {
   int component = -1;   // -1: scalar dataset (or width 1), -2: Euclidean norm of the row
 };
 
+struct Expr;
+
 struct Outcome {
   std::string name, kind;  // final, initial, max, min, final_pose (7 columns), max_force, event, energy_dissipated
   SeriesRef series;
@@ -150,6 +152,7 @@ struct Outcome {
   double speed = 1e-3, angular_speed = 1e-2;
   std::vector<std::string> columns;  // table columns this outcome fills
   std::string key_path;
+  std::shared_ptr<const Expr> expression;  // kind "expression": over the parameters and the outcomes above
 };
 
 // Predicate: a tiny expression language over the table's columns.
@@ -173,7 +176,7 @@ struct Spec {
   std::vector<Parameter> params;
   std::vector<Outcome> outcomes;
   std::string pass_text;
-  std::unique_ptr<Expr> pass;
+  std::shared_ptr<const Expr> pass;
   YAML::Node pass_node;
   std::vector<std::string> outcome_columns;  // all outcome columns in order (+ "pass" if any)
 };
@@ -707,6 +710,27 @@ Spec parse_spec(const std::string& file) {
   return s;
 }
 
+// An expression over the columns known so far (the pass predicate, an expression outcome).
+std::shared_ptr<const Expr> parse_checked(const Spec& s, const YAML::Node& n, const std::string& key,
+                                          const std::string& what, const std::set<std::string>& columns) {
+  const std::string text = string_of(s, n, key, what);
+  ExprParser ep{text, 0, {}};
+  std::unique_ptr<Expr> e = ep.parse_or();
+  ep.ws();
+  if (e && ep.i != text.size()) {
+    ep.error = "an operator or the end at character " + std::to_string(ep.i + 1) + " ('" + text.substr(ep.i) + "')";
+    e.reset();
+  }
+  if (!e) fail(s, n, key, "expected " + ep.error + " in '" + text + "'");
+  std::vector<std::string> vars;
+  collect_vars(*e, vars);
+  for (const auto& v : vars)
+    if (!columns.count(v))
+      fail(s, n, key, "expected a parameter or outcome column defined above (" + join({columns.begin(), columns.end()}) +
+                          "); got '" + v + "'" + did_you_mean(v, {columns.begin(), columns.end()}));
+  return e;
+}
+
 // Outcomes are parsed after the base scenario is known (body and pair names).
 void parse_outcomes(Spec& s, const std::vector<std::string>& bodies, const std::vector<std::string>& pairs) {
   YAML::Node root = YAML::Load(s.text);
@@ -715,8 +739,8 @@ void parse_outcomes(Spec& s, const std::vector<std::string>& bodies, const std::
   if (!outs.IsMap() || outs.size() == 0)
     fail(s, outs, "outcomes", "expected a non-empty map of outcome names to outcome specs; got " + describe(outs));
   const std::vector<std::string> kinds = {"final", "initial", "max", "min", "final_pose", "max_force", "event",
-                                          "energy_dissipated"};
-  const std::vector<std::string> events = {"first_contact", "last_contact", "inverted", "at_rest"};
+                                          "energy_dissipated", "expression"};
+  const std::vector<std::string> events = {"first_contact", "last_contact", "inverted", "at_rest", "starts_moving"};
   std::set<std::string> columns;
   for (const auto& p : s.params) columns.insert(p.name);
   std::set<std::string> event_names;
@@ -775,6 +799,11 @@ void parse_outcomes(Spec& s, const std::vector<std::string>& bodies, const std::
     } else if (o.kind == "energy_dissipated") {
       check_keys(s, d, kp, {"energy_dissipated"}, "an energy_dissipated outcome");
       o.columns = {o.name};
+    } else if (o.kind == "expression") {
+      check_keys(s, d, kp, {"expression"}, "an expression outcome");
+      o.expression = parse_checked(s, v, vk, "an arithmetic expression over the parameters and the outcomes above, e.g. "
+                                             "\"5 + 2 * slip_time\"", columns);
+      o.columns = {o.name};
     } else {  // event
       check_keys(s, d, kp, {"event", "pair", "body", "axis", "up", "speed", "angular_speed"}, "an event outcome");
       o.event = string_of(s, v, vk, "an event (" + join(events) + ")");
@@ -830,20 +859,7 @@ void parse_outcomes(Spec& s, const std::vector<std::string>& bodies, const std::
   if (auto n = find(root, "pass"); n.IsDefined()) {
     s.pass_node = n;
     s.pass_text = string_of(s, n, "pass", "a predicate over the outcomes, e.g. \"max_force < 200\"");
-    ExprParser ep{s.pass_text, 0, {}};
-    s.pass = ep.parse_or();
-    ep.ws();
-    if (s.pass && ep.i != s.pass_text.size()) {
-      ep.error = "an operator or the end at character " + std::to_string(ep.i + 1) + " ('" + s.pass_text.substr(ep.i) + "')";
-      s.pass.reset();
-    }
-    if (!s.pass) fail(s, n, "pass", "expected " + ep.error + " in '" + s.pass_text + "'");
-    std::vector<std::string> vars;
-    collect_vars(*s.pass, vars);
-    for (const auto& v : vars)
-      if (!columns.count(v))
-        fail(s, n, "pass", "expected a parameter or outcome column (" + join({columns.begin(), columns.end()}) + "); got '" + v +
-                               "'" + did_you_mean(v, {columns.begin(), columns.end()}));
+    s.pass = parse_checked(s, n, "pass", "a predicate over the outcomes, e.g. \"max_force < 200\"", columns);
     s.outcome_columns.push_back("pass");
   }
 }
@@ -1116,6 +1132,10 @@ std::vector<double> compute_outcomes(const Campaign& c, long run, const std::str
     } else if (o.kind == "energy_dissipated") {
       const H5Series& e = get("/energy/total");
       out.push_back(e.data[0] - e.data[n - 1]);
+    } else if (o.kind == "expression") {
+      for (size_t k = 0; k < s.params.size(); ++k) vars[s.params[k].name] = c.values[run][k];
+      for (size_t k = 0; k < out.size(); ++k) vars[s.outcome_columns[k]] = out[k];
+      out.push_back(eval(*o.expression, vars));
     } else {  // event
       size_t row = n;
       if (o.event == "first_contact" || o.event == "last_contact") {
@@ -1148,6 +1168,11 @@ std::vector<double> compute_outcomes(const Campaign& c, long run, const std::str
         const double s0 = up_component(0);
         for (size_t i = 1; i < n && row == n; ++i)
           if (s0 != 0 && up_component(i) * s0 < 0) row = i;
+      } else if (o.event == "starts_moving") {  // the first sample with |v| > speed or |w| > angular_speed
+        const H5Series& v = get("/bodies/" + o.body + "/velocity");
+        const H5Series& w = get("/bodies/" + o.body + "/angular_velocity");
+        for (size_t i = 0; i < n && row == n; ++i)
+          if (component(v, i, -2) > o.speed || component(w, i, -2) > o.angular_speed) row = i;
       } else {  // at_rest: from this sample to the end, |v| <= speed and |w| <= angular_speed
         const H5Series& v = get("/bodies/" + o.body + "/velocity");
         const H5Series& w = get("/bodies/" + o.body + "/angular_velocity");
@@ -1335,6 +1360,7 @@ std::string outcome_description(const Outcome& o, const std::string& col) {
   if (o.kind == "final_pose") return "final pose of body " + o.body + " (" + col.substr(o.name.size() + 1) + ")";
   if (o.kind == "energy_dissipated") return "total energy at t = 0 minus total energy at the end (J)";
   if (o.kind == "event") return "time of the first sample at which " + o.event + " holds (s); NaN if never";
+  if (o.kind == "expression") return "an expression of the parameters and outcomes";
   std::string d = o.kind + " of " + o.series.text + " over the output samples";
   if (!o.from.empty()) d += " from the time of " + o.from;
   return d;

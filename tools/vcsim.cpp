@@ -17,8 +17,12 @@
 #include <memory>
 #include <sstream>
 
+#include <Eigen/Eigenvalues>
+
 #include "contact/model_params.h"
+#include "contact/parameters.h"
 #include "engine/input_error.h"
+#include "engine/preflight.h"
 #include "engine/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/step_guard.h"
@@ -79,6 +83,39 @@ struct ProgressReporter {
   }
 };
 
+// What `vcsim check` resolved, and where each value came from: the file, a material pair, a default or a rule.
+void print_resolved(const vcsim::Scenario& scenario, const vcsim::World& world) {
+  std::cout << "bodies\n";
+  for (size_t i = 0; i < world.bodies.size(); ++i) {
+    const vcsim::RigidBody& b = world.bodies[i];
+    const vcsim::BodySpec& spec = scenario.bodies[i];
+    std::cout << "  " << b.name;
+    if (b.fixed) {
+      std::cout << ": fixed" << (b.motion ? ", prescribed motion" : "") << "\n";
+      continue;
+    }
+    const Eigen::Vector3d moments = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(b.inertia_body).eigenvalues();
+    const Eigen::Vector3d com = b.com_offset.position;
+    const char* mass_from = spec.mass ? "given" : "density x volume";
+    const char* inertia_from = spec.inertia ? "given" : spec.mass ? "uniform body of the given mass, from the shape"
+                                                                    : "density, from the shape";
+    std::cout << ": mass " << b.mass << " kg (" << mass_from << "); centre of mass [" << com.x() << ", " << com.y()
+              << ", " << com.z() << "] m in the body frame (" << (spec.center_of_mass_given ? "given" : spec.density || (spec.mass && !spec.inertia) ? "from the shape" : "body origin")
+              << "); principal inertia [" << moments.x() << ", " << moments.y() << ", " << moments.z() << "] kg m^2 ("
+              << inertia_from << ")\n";
+  }
+  if (!scenario.contacts.empty()) std::cout << "contacts\n";
+  for (size_t k = 0; k < scenario.contacts.size(); ++k) {
+    const vcsim::ContactSpec& c = scenario.contacts[k];
+    std::cout << "  " << world.contacts[k].name << ": " << c.model << "\n";
+    for (const auto& r : vcsim::contact::resolve_values(c.model, c.params)) {
+      std::string origin = r.origin;
+      if (origin == "given") origin = c.origin.count(r.name) ? c.origin.at(r.name) : "given";
+      std::printf("    %-11s %-12.6g %-8s %s\n", r.name.c_str(), r.value, r.units.c_str(), origin.c_str());
+    }
+  }
+}
+
 int print_input_error(const std::exception& e) {
   std::cerr << e.what() << "\n";
   return 2;
@@ -106,7 +143,7 @@ int run_plot(const std::string& file, const std::string& dir, const std::vector<
 // relative: the budget's factor, 1e-9 (round-off) for the fixed steps, rel_tol for the adaptive integrators (whose
 // states, and so the energy, are right to rel_tol; docs/conventions.md).
 std::string energy_verdict(const vcsim::RunSummary& s, double relative) {
-  if (!s.passive) return " (scene has applied torques: not checked)";
+  if (!s.passive) return " (scene has loads, prescribed motions, a varying gravity or torques: not checked)";
   const double budget = relative * std::max(1.0, std::abs(s.initial_energy.total()));
   std::ostringstream m;
   m.precision(3);
@@ -243,7 +280,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> overrides;
   int threads = 0;
   double dump_vdb = -1;
-  bool quiet = false;
+  bool quiet = false, strict = false;
 
   auto* run = app.add_subcommand("run", "Simulate a scenario file into an HDF5 output");
   run->add_option("file", file, "Scenario file (YAML)")->required();
@@ -252,10 +289,12 @@ int main(int argc, char** argv) {
   run->add_option("--threads", threads, "Cap on TBB worker threads (default: all cores)")->check(CLI::PositiveNumber);
   run->add_option("--dump-vdb", dump_vdb, "Write the voxelized interference regions at this time (s) as .vdb files");
   run->add_flag("-q,--quiet", quiet, "No progress output");
+  run->add_flag("--strict", strict, "Treat every warning as an error (run nothing)");
 
   auto* check = app.add_subcommand("check", "Validate a scenario file without running it");
   check->add_option("file", file, "Scenario file (YAML)")->required();
   check->add_option("--set", overrides, "Override a scenario value");
+  check->add_flag("--strict", strict, "Treat every warning as an error");
 
   std::string plot_file, plot_dir;
   auto* plot = app.add_subcommand("plot", "Write PNG figures from an output file (tools/vcplot)");
@@ -334,9 +373,11 @@ int main(int argc, char** argv) {
 
   vcsim::Scenario scenario;
   vcsim::BuiltWorld built;
+  vcsim::PreflightReport preflight;
   try {
     scenario = vcsim::load_scenario(file, overrides);
     built = vcsim::build_world(scenario);
+    preflight = vcsim::preflight(scenario, built);
   } catch (const vcsim::InputError& e) {
     return print_input_error(e);
   } catch (const vcsim::geo::GeometryError& e) {
@@ -350,13 +391,24 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Step-size guard (engine/step_guard.h, docs/reliability.md): a warning, never a failure.
-  const vcsim::StepGuardReport guard = vcsim::check_step(scenario, built.world);
-  if (guard.too_large) std::cerr << file << ": " << guard.warning << "\n";
+  // Warnings before a wrong answer (engine/preflight.h, docs/reliability.md): printed, stored in the output, and
+  // errors under --strict.
+  std::vector<std::string> warnings;
+  for (const auto& w : preflight.warnings) {
+    warnings.push_back(w.text());
+    std::cerr << (strict ? vcsim::format_input_error(w.file, w.line, w.column, w.key_path, w.message) : w.text())
+              << "\n";
+  }
+  if (strict && !warnings.empty()) {
+    std::cerr << "error: " << warnings.size() << " warning(s) with --strict; nothing run\n";
+    return 2;
+  }
 
   if (check->parsed()) {
     std::cout << file << ": ok (" << scenario.bodies.size() << " bodies, " << scenario.contacts.size()
-              << " contacts, " << built.world.state_size() << " states)\n";
+              << " contacts, " << built.world.state_size() << " states"
+              << (warnings.empty() ? "" : ", " + std::to_string(warnings.size()) + " warning(s)") << ")\n";
+    print_resolved(scenario, built.world);
     return 0;
   }
 
@@ -365,6 +417,7 @@ int main(int argc, char** argv) {
   options.stop_requested = &g_stop;
   options.dump_vdb_time = dump_vdb;
   options.dump_vdb_prefix = std::filesystem::path(options.output_path).replace_extension("").string();
+  options.warnings = warnings;
   ProgressReporter progress;
   if (!quiet) options.on_progress = [&](const vcsim::Progress& p) { progress(p); };
   std::signal(SIGINT, on_sigint);
