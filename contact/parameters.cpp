@@ -215,8 +215,9 @@ std::vector<ResolvedValue> resolve_values(const std::string& model, const std::m
     if (auto it = params.find(info.name); it != params.end()) r.value = it->second, r.origin = "given";
     v[info.name] = r;
   }
+  // Each missing value is derived once, by the first rule that applies.
   const auto derive = [&](const std::string& name, double value, const std::string& origin) {
-    if (v[name].origin == "given") return;
+    if (v[name].origin != "default" || !std::isnan(v[name].value)) return;
     v[name].value = value;
     v[name].origin = origin;
   };
@@ -229,7 +230,7 @@ std::vector<ResolvedValue> resolve_values(const std::string& model, const std::m
   // Frictionless (mu_s = 0): any positive bristle; it carries no force.
   derive("sigma0", std::max(v["mu_s"].value, 1e-2) / kPreSlidingDistance, "mu_s / 1e-4 m (eq 3.46)");
   derive("sigma1", 2 * std::sqrt(v["sigma0"].value / kStandardGravity), "2 sqrt(sigma0 / 9.81 m/s^2) (eq 3.51)");
-  if (v["v_e"].value == 0) v["v_e"].origin = "default";  // a given 0 means the default rule
+  if (v["v_e"].value == 0) v["v_e"].value = kDerived, v["v_e"].origin = "default";  // a given 0 means the rule
   derive("v_e", v["v_s"].value / 100, "v_s / 100");
   if (v.count("k_v") && params.count("k_v_i"))
     derive("k_v", equivalent_stiffness(params.at("k_v_i"), params.at("k_v_j")), "1/(1/k_v_i + 1/k_v_j) (eq 4.132)");

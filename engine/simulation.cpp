@@ -456,6 +456,11 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
     const double event_step = std::min(max_step, 0.05 * guard.max_step);
     const std::vector<BodyExtent> extents = body_extents(world);
     const std::vector<double> breakpoints = world.breakpoints();  // kinks of loads, motions, gravity
+    // A step that ends on a breakpoint sees the profiles' values before it, also at its last stages (c = 1): a jump
+    // (a step profile) belongs to the next step, whose first stage starts on it.
+    double step_end = std::numeric_limits<double>::infinity();
+    integ::OdeSystem before_end = system;
+    before_end.derivative = [&](double ts, const VecX& xs, VecX& dx) { world.derivative(std::min(ts, step_end), xs, dx); };
     VecX f0(world.state_size()), sample_state(world.state_size());
     long evaluations = 0;
     world.derivative(t, x, f0, &results);
@@ -479,6 +484,9 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       const double stop = std::min({T, script.next_time_trigger(t),
                                     kink == breakpoints.end() ? T : *kink});
       if (t_new >= stop - 1e-3 * h) t_new = stop, h = stop - t;
+      const bool on_kink = kink != breakpoints.end() && t_new == *kink;
+      step_end = on_kink ? std::nextafter(t_new, -std::numeric_limits<double>::infinity())
+                         : std::numeric_limits<double>::infinity();
       const double min_step = 64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
       if (!(h > min_step)) {
         summary.failed = true;
@@ -489,7 +497,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
         summary.failure_message = msg.str();
         break;
       }
-      const double err = stepper.attempt(system, t, x, f0, h, tol);
+      const double err = stepper.attempt(on_kink ? before_end : system, t, x, f0, h, tol);
       evaluations += stepper.evaluations_per_attempt();
       bool accepted = err <= 1;
       if (accepted && h > event_step) {
@@ -510,7 +518,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       const double t_old = t;
       while (interval > 0 && next_sample * interval < t_new - 1e-9 * interval) {
         const double ts = next_sample * interval;
-        stepper.dense(system, (ts - t_old) / h, sample_state);
+        stepper.dense(on_kink ? before_end : system, (ts - t_old) / h, sample_state);
         write_sample(ts, sample_state, world.energies(sample_state, ts), h);
         ++next_sample;
       }

@@ -105,9 +105,9 @@ double impact_load(const ContactGuardInput& in) {
 
 std::vector<ModeEstimate> estimate_contact_modes(const ContactGuardInput& in, integ::Method method) {
   std::vector<ModeEstimate> out;
-  // The static load, or without one (no gravity) the peak of an impact at the approach speed: a stiff contact in
-  // space sets the stable step as much as one on the ground.
-  const double f = std::max(in.load, impact_load(in));
+  // The static load, or without one (no gravity, no load) the peak of an impact at the approach speed: a stiff
+  // contact in space sets the stable step as much as one on the ground.
+  const double f = in.load > 0 ? in.load : impact_load(in);
   if (!(f > 0)) return out;  // nothing pushes the bodies together: nothing to linearise
   const auto& np = in.params.normal;
   const auto& fp = in.params.friction;

@@ -111,6 +111,7 @@ void print_resolved(const vcsim::Scenario& scenario, const vcsim::World& world) 
     for (const auto& r : vcsim::contact::resolve_values(c.model, c.params)) {
       std::string origin = r.origin;
       if (origin == "given") origin = c.origin.count(r.name) ? c.origin.at(r.name) : "given";
+      if (origin == "= mu" && c.origin.count("mu")) origin += ", " + c.origin.at("mu");
       std::printf("    %-11s %-12.6g %-8s %s\n", r.name.c_str(), r.value, r.units.c_str(), origin.c_str());
     }
   }
