@@ -15,6 +15,7 @@
 
 #include "contact/model_params.h"
 #include "engine/input_error.h"
+#include "engine/preflight.h"
 #include "engine/scenario_loader.h"
 #include "engine/simulation.h"
 #include "geometry/geometry_error.h"
@@ -73,7 +74,7 @@ TEST_CASE("kept fuzzer crashes: the scenario loader and world build", "[reliabil
       }
       const std::string r = outcome([&] {
         const auto sc = vcsim::load_scenario_text(text, "/nonexistent/fuzz.yaml", overrides);
-        if (prefix == "world-") vcsim::build_world(sc);
+        if (prefix == "world-") vcsim::preflight(sc, vcsim::build_world(sc));
       });
       INFO(p.filename().string() << ": " << r);
       CHECK((r == "ok" || r == "input error"));

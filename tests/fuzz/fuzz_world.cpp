@@ -8,6 +8,7 @@
 
 #include "contact/model_params.h"
 #include "engine/input_error.h"
+#include "engine/preflight.h"
 #include "engine/scenario_loader.h"
 #include "engine/simulation.h"
 #include "geometry/geometry_error.h"
@@ -17,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     // Relative mesh files resolve next to this (non-existent) path: a missing file is an input error.
     const vcsim::Scenario sc = vcsim::load_scenario_text(text, "/nonexistent/fuzz.yaml");
-    vcsim::build_world(sc);
+    vcsim::preflight(sc, vcsim::build_world(sc));
   } catch (const vcsim::InputError&) {
   } catch (const vcsim::geo::GeometryError&) {
   } catch (const vcsim::contact::ContactError&) {
