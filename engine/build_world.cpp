@@ -1,6 +1,7 @@
 // From a validated Scenario to a World: bodies with mass properties (given, or computed from the
 // geometry and a density), geometry re-expressed about the centre of mass, and contact pairs.
 #include <filesystem>
+#include <limits>
 
 #include "contact/make_contact.h"
 #include "contact/model_params.h"
@@ -126,6 +127,7 @@ BuiltWorld build_world(const Scenario& scenario) {
   for (const LoadSpec& spec : scenario.loads) {
     AppliedLoad load;
     load.body = body_index(spec.body);
+    if (!spec.signal.empty()) load.start = std::numeric_limits<double>::infinity();  // switched on by ImpulseScript
     load.body_frame = spec.body_frame;
     if (spec.point) load.point = *spec.point - com_offsets[load.body].position;
     load.force = spec.force;

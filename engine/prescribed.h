@@ -27,6 +27,11 @@ struct LoadSpec {
   std::optional<Vec3> point;          // body frame (where the geometry is defined); none: the centre of mass
   Vec3Profile force = constant_profile(Vec3::Zero());   // N
   Vec3Profile torque = constant_profile(Vec3::Zero());  // N m
+  // Optional switch, as an impulse's crossing trigger: off until `signal` of `signal_body` first crosses `level`
+  // between two accepted states; the profiles' time then starts at the switch.
+  std::string signal_body, signal;       // signal empty: on from t = 0
+  double level = 0;
+  int direction = 0;                     // -1 falling, +1 rising, 0 either
   geo::SourceLocation where;
 };
 

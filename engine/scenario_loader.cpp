@@ -865,6 +865,75 @@ Override apply_override(YAML::Node& root, const std::string& text, const std::st
   return Override{canon, text};
 }
 
+// A body name at `n` that is defined under 'bodies'.
+std::string body_ref(const Loader& L, const YAML::Node& n, const std::string& path,
+                     const std::vector<std::string>& body_names) {
+  const std::string name = L.string(n, path, "a body name");
+  if (std::find(body_names.begin(), body_names.end(), name) == body_names.end()) {
+    std::string msg = "expected a body defined under 'bodies' (" + join_list(body_names) + "); got '" + name + "'";
+    const std::string hint = did_you_mean(name, body_names);
+    if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+    L.fail(n, path, msg);
+  }
+  return name;
+}
+
+// The `name` of entry i of a list section ("<kind>_<i>" unless given), unique among `taken`.
+std::string entry_name(const Loader& L, const YAML::Node& n, const std::string& path, const std::string& kind,
+                       size_t i, std::set<std::string>& taken) {
+  const std::string what = (kind == "impulse" ? "an " : "a ") + kind + " name";
+  std::string name = kind + "_" + std::to_string(i);
+  if (YAML::Node nm = Loader::find(n, "name"); nm.IsDefined()) {
+    name = L.string(nm, child_path(path, "name"), what);
+    if (!valid_name(name))
+      L.fail(nm, child_path(path, "name"), "expected " + what + " of letters, digits, '_' and '-'; got '" + name + "'");
+  }
+  if (!taken.insert(name).second) L.fail(n, path, "expected unique " + kind + " names; got '" + name + "' again");
+  return name;
+}
+
+// when: {signal, crosses, direction, body[, until]}: a signal of a body crossing a level (impulses, load switches;
+// docs/scenario-format.md, "Impulses"). `until` is read only where it is allowed (non-null).
+void read_crossing(const Loader& L, const YAML::Node& when, const std::string& wp,
+                   const std::vector<std::string>& body_names, const std::string& default_body,
+                   std::string& signal_body, std::string& signal, double& level, int& direction,
+                   std::optional<double>* until) {
+  static const std::vector<std::string> signals = {
+      "position.x", "position.y", "position.z", "velocity.x", "velocity.y", "velocity.z",
+      "angular_velocity.x", "angular_velocity.y", "angular_velocity.z"};
+  std::vector<std::string> keys = {"signal", "crosses", "direction", "body"};
+  if (until) keys.push_back("until");
+  L.check_map(when, wp, keys, "a crossing trigger");
+  const std::string sp = child_path(wp, "signal");
+  const YAML::Node sn = L.require(when, "signal", wp, "a state signal: " + join_list(signals));
+  signal = L.string(sn, sp, "a state signal");
+  if (std::find(signals.begin(), signals.end(), signal) == signals.end()) {
+    std::string msg = "expected a state signal (" + join_list(signals) + "); got '" + signal + "'";
+    const std::string hint = did_you_mean(signal, signals);
+    if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
+    L.fail(sn, sp, msg);
+  }
+  level = L.number(L.require(when, "crosses", wp, "the level in SI units"), child_path(wp, "crosses"),
+                   "a level (number, SI units)");
+  signal_body = default_body;
+  if (YAML::Node b = Loader::find(when, "body"); b.IsDefined()) signal_body = body_ref(L, b, child_path(wp, "body"), body_names);
+  direction = 0;
+  if (YAML::Node d = Loader::find(when, "direction"); d.IsDefined()) {
+    const std::string dp = child_path(wp, "direction");
+    const std::string dir = L.string(d, dp, "falling, rising or either");
+    if (dir == "falling") direction = -1;
+    else if (dir == "rising") direction = 1;
+    else if (dir != "either") L.fail(d, dp, "expected falling, rising or either; got '" + dir + "'");
+  }
+  if (YAML::Node u = until ? Loader::find(when, "until") : YAML::Node(YAML::NodeType::Undefined); u.IsDefined()) {
+    // Ends a series of crossing impulses (S2's stop phase: the kicks end and the spin decays to rest).
+    const std::string up = child_path(wp, "until");
+    const double t = L.number(u, up, "a time in s");
+    if (!(t >= 0)) L.fail(u, up, "expected a time >= 0 s; got " + fmt_number(t) + " s");
+    *until = t;
+  }
+}
+
 // motion: {velocity, angular_velocity} | {displacement, rotation} | {table: {times, positions, orientations}}
 // (docs/scenario-format.md, "Prescribed motion").
 MotionSpec load_motion(const Loader& L, const YAML::Node& n, const std::string& path, const YAML::Node& body,
@@ -1283,6 +1352,10 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     sc.bodies.push_back(std::move(b));
   }
 
+  const auto fixed = [&](const std::string& name) {
+    return std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == name; })->fixed;
+  };
+
   // contacts: [{bodies: [i, j], model, <parameters>}]
   if (YAML::Node cs = Loader::find(root, "contacts"); cs.IsDefined() && !cs.IsNull()) {
     if (!cs.IsSequence()) L.fail_got(cs, "contacts", "a list of {bodies: [a, b], model, parameters...}");
@@ -1296,15 +1369,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       if (!bn.IsSequence() || bn.size() != 2) L.fail_got(bn, bk, "two body names [a, b]");
       std::string names[2];
       for (size_t k = 0; k < 2; ++k) {
-        const std::string ip = index_path(bk, k);
-        names[k] = L.string(bn[k], ip, "a body name");
-        if (std::find(body_names.begin(), body_names.end(), names[k]) == body_names.end()) {
-          std::string msg = "expected a body defined under 'bodies' (" + join_list(body_names) + "); got '" +
-                            names[k] + "'";
-          const std::string hint = did_you_mean(names[k], body_names);
-          if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
-          L.fail(bn[k], ip, msg);
-        }
+        names[k] = body_ref(L, bn[k], index_path(bk, k), body_names);
       }
       if (names[0] == names[1]) L.fail(bn, bk, "expected two different bodies; got '" + names[0] + "' twice");
       if (!seen.insert(std::minmax(names[0], names[1])).second)
@@ -1346,20 +1411,6 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
   if (YAML::Node is = Loader::find(root, "impulses"); is.IsDefined() && !is.IsNull()) {
     const std::string form = "a list of {body, at or when, linear and/or angular}";
     if (!is.IsSequence()) L.fail_got(is, "impulses", form);
-    static const std::vector<std::string> signals = {
-        "position.x", "position.y", "position.z", "velocity.x", "velocity.y", "velocity.z",
-        "angular_velocity.x", "angular_velocity.y", "angular_velocity.z"};
-    const auto free_body = [&](const YAML::Node& n, const std::string& kp) {
-      const std::string nm = L.string(n, kp, "a body name");
-      const auto it = std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == nm; });
-      if (it == sc.bodies.end()) {
-        std::string msg = "expected a body defined under 'bodies' (" + join_list(body_names) + "); got '" + nm + "'";
-        const std::string hint = did_you_mean(nm, body_names);
-        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
-        L.fail(n, kp, msg);
-      }
-      return it;
-    };
     std::set<std::string> names;
     for (size_t i = 0; i < is.size(); ++i) {
       const YAML::Node n = is[i];
@@ -1367,19 +1418,12 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       L.check_map(n, ip, {"name", "body", "at", "when", "linear", "angular"}, "an impulse");
       ImpulseSpec imp;
       imp.where = L.locate(n, ip);
-      imp.name = "impulse_" + std::to_string(i);
-      if (YAML::Node nm = Loader::find(n, "name"); nm.IsDefined()) {
-        imp.name = L.string(nm, child_path(ip, "name"), "an impulse name");
-        if (!valid_name(imp.name))
-          L.fail(nm, child_path(ip, "name"), "expected an impulse name of letters, digits, '_' and '-'; got '" + imp.name + "'");
-      }
-      if (!names.insert(imp.name).second)
-        L.fail(n, ip, "expected unique impulse names; got '" + imp.name + "' again");
+      imp.name = entry_name(L, n, ip, "impulse", i, names);
       const std::string bk = child_path(ip, "body");
       const YAML::Node bn = L.require(n, "body", ip, "the name of the body that receives the impulse");
-      const auto body = free_body(bn, bk);
-      if (body->fixed) L.fail(bn, bk, "expected a body that is not fixed (a fixed body cannot take an impulse); got '" + body->name + "'");
-      imp.body = body->name;
+      imp.body = body_ref(L, bn, bk, body_names);
+      if (fixed(imp.body))
+        L.fail(bn, bk, "expected a body that is not fixed (a fixed body cannot take an impulse); got '" + imp.body + "'");
       const YAML::Node ln = Loader::find(n, "linear"), an = Loader::find(n, "angular");
       if (!ln.IsDefined() && !an.IsDefined())
         L.fail(n, ip, "expected 'linear' (N s) and/or 'angular' (N m s), world frame; got neither");
@@ -1397,39 +1441,9 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
         if (!(t >= 0)) L.fail(at, kp, "expected a time >= 0 s; got " + fmt_number(t) + " s");
         imp.at = t;
       } else {
-        const std::string wp = child_path(ip, "when");
-        L.check_map(when, wp, {"signal", "crosses", "direction", "body", "until"}, "a crossing trigger");
-        const std::string sp = child_path(wp, "signal");
-        const YAML::Node sn = L.require(when, "signal", wp, "a state signal: " + join_list(signals));
-        imp.signal = L.string(sn, sp, "a state signal");
-        if (std::find(signals.begin(), signals.end(), imp.signal) == signals.end()) {
-          std::string msg = "expected a state signal (" + join_list(signals) + "); got '" + imp.signal + "'";
-          const std::string hint = did_you_mean(imp.signal, signals);
-          if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
-          L.fail(sn, sp, msg);
-        }
-        imp.level = L.number(L.require(when, "crosses", wp, "the level in SI units"), child_path(wp, "crosses"),
-                             "a level (number, SI units)");
-        imp.signal_body = imp.body;
-        if (YAML::Node b = Loader::find(when, "body"); b.IsDefined()) {
-          const auto sb = free_body(b, child_path(wp, "body"));
-          imp.signal_body = sb->name;
-        }
-        if (YAML::Node d = Loader::find(when, "direction"); d.IsDefined()) {
-          const std::string dp = child_path(wp, "direction");
-          const std::string dir = L.string(d, dp, "falling, rising or either");
-          if (dir == "falling") imp.direction = -1;
-          else if (dir == "rising") imp.direction = 1;
-          else if (dir == "either") imp.direction = 0;
-          else L.fail(d, dp, "expected falling, rising or either; got '" + dir + "'");
-        }
-        if (YAML::Node u = Loader::find(when, "until"); u.IsDefined()) {
-          // Ends a series of crossing impulses (S2's stop phase: the kicks end and the spin decays to rest).
-          const std::string up = child_path(wp, "until");
-          const double t = L.number(u, up, "a time in s");
-          if (!(t >= 0)) L.fail(u, up, "expected a time >= 0 s; got " + fmt_number(t) + " s");
-          imp.until = t;
-        }
+        imp.until.reset();
+        read_crossing(L, when, child_path(ip, "when"), body_names, imp.body, imp.signal_body, imp.signal, imp.level,
+                      imp.direction, &imp.until);
       }
       sc.impulses.push_back(std::move(imp));
     }
@@ -1442,27 +1456,15 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     for (size_t i = 0; i < ls.size(); ++i) {
       const YAML::Node n = ls[i];
       const std::string lp = index_path("loads", i);
-      L.check_map(n, lp, {"name", "body", "force", "torque", "frame", "point"}, "a load");
+      L.check_map(n, lp, {"name", "body", "force", "torque", "frame", "point", "when"}, "a load");
       LoadSpec load;
       load.where = L.locate(n, lp);
-      load.name = "load_" + std::to_string(i);
-      if (YAML::Node nm = Loader::find(n, "name"); nm.IsDefined()) {
-        load.name = L.string(nm, child_path(lp, "name"), "a load name");
-        if (!valid_name(load.name))
-          L.fail(nm, child_path(lp, "name"), "expected a load name of letters, digits, '_' and '-'; got '" + load.name + "'");
-      }
-      if (!names.insert(load.name).second) L.fail(n, lp, "expected unique load names; got '" + load.name + "' again");
+      load.name = entry_name(L, n, lp, "load", i, names);
       const std::string bk = child_path(lp, "body");
       const YAML::Node bn = L.require(n, "body", lp, "the name of the body the load acts on");
-      load.body = L.string(bn, bk, "a body name");
-      const auto body = std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == load.body; });
-      if (body == sc.bodies.end()) {
-        std::string msg = "expected a body defined under 'bodies' (" + join_list(body_names) + "); got '" + load.body + "'";
-        const std::string hint = did_you_mean(load.body, body_names);
-        if (!hint.empty()) msg += "; did you mean '" + hint + "'?";
-        L.fail(bn, bk, msg);
-      }
-      if (body->fixed) L.fail(bn, bk, "expected a body that is not fixed (a load on a fixed body does nothing); got '" + load.body + "'");
+      load.body = body_ref(L, bn, bk, body_names);
+      if (fixed(load.body))
+        L.fail(bn, bk, "expected a body that is not fixed (a load on a fixed body does nothing); got '" + load.body + "'");
       const YAML::Node fn = Loader::find(n, "force"), tn = Loader::find(n, "torque");
       if (!fn.IsDefined() && !tn.IsDefined()) L.fail(n, lp, "expected 'force' (N) and/or 'torque' (N m); got neither");
       if (fn.IsDefined()) load.force = L.vec3_profile(fn, child_path(lp, "force"), "N");
@@ -1475,6 +1477,9 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       }
       if (YAML::Node pt = Loader::find(n, "point"); pt.IsDefined())
         load.point = L.vec3(pt, child_path(lp, "point"), "a body-frame point [x, y, z] in m");
+      if (YAML::Node w = Loader::find(n, "when"); w.IsDefined())
+        read_crossing(L, w, child_path(lp, "when"), body_names, load.body, load.signal_body, load.signal, load.level,
+                      load.direction, nullptr);
       sc.loads.push_back(std::move(load));
     }
   }

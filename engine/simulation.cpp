@@ -242,32 +242,40 @@ std::vector<char> contact_flags(const std::vector<contact::ContactResult>& resul
 
 }  // namespace
 
-ImpulseScript::ImpulseScript(const Scenario& scenario, const World& world)
-    : world_(world), specs_(scenario.impulses) {
-  auto index = [&](const std::string& name) {
-    for (size_t i = 0; i < world.bodies.size(); ++i)
-      if (world.bodies[i].name == name) return static_cast<int>(i);
-    throw std::runtime_error("impulse: no body '" + name + "'");  // the loader checked the names
-  };
-  static const char* kSignals[] = {"position.x", "position.y", "position.z", "velocity.x", "velocity.y",
-                                   "velocity.z", "angular_velocity.x", "angular_velocity.y", "angular_velocity.z"};
+ImpulseScript::ImpulseScript(const Scenario& scenario, World& world) : world_(world), specs_(scenario.impulses) {
   for (const auto& s : specs_) {
-    body_.push_back(index(s.body));
-    signal_body_.push_back(s.at ? -1 : index(s.signal_body));
-    int c = -1;
-    for (int k = 0; k < 9; ++k)
-      if (s.signal == kSignals[k]) c = k;
-    component_.push_back(c);
+    body_.push_back(crossing(s.body, "position.x", 0, 0).body);
+    crossing_.push_back(s.at ? Crossing{} : crossing(s.signal_body, s.signal, s.level, s.direction));
   }
-  previous_.assign(specs_.size(), 0);
   done_.assign(specs_.size(), false);
   tallies_.assign(specs_.size(), ImpulseTally{});
+  for (size_t k = 0; k < scenario.loads.size(); ++k) {
+    const LoadSpec& l = scenario.loads[k];
+    if (l.signal.empty()) continue;
+    switch_.push_back(crossing(l.signal_body, l.signal, l.level, l.direction));
+    switch_load_.push_back(static_cast<int>(k));
+    world_.loads[k].start = std::numeric_limits<double>::infinity();  // off until the switch
+  }
 }
 
-double ImpulseScript::signal(size_t i, const VecX& x) const {
-  const auto k = world_.kinematics(x, signal_body_[i]);
-  const int c = component_[i];
-  return c < 3 ? k.pose.position[c] : c < 6 ? k.velocity[c - 3] : k.angular_velocity[c - 6];
+ImpulseScript::Crossing ImpulseScript::crossing(const std::string& body, const std::string& signal, double level,
+                                                int direction) const {
+  static const char* kSignals[] = {"position.x", "position.y", "position.z", "velocity.x", "velocity.y",
+                                   "velocity.z", "angular_velocity.x", "angular_velocity.y", "angular_velocity.z"};
+  Crossing c{-1, -1, level, direction, 0};
+  for (size_t i = 0; i < world_.bodies.size(); ++i)
+    if (world_.bodies[i].name == body) c.body = static_cast<int>(i);
+  for (int k = 0; k < 9; ++k)
+    if (signal == kSignals[k]) c.component = k;
+  if (c.body < 0 || c.component < 0)  // the loader checked both
+    throw std::runtime_error("trigger: no body '" + body + "' or signal '" + signal + "'");
+  return c;
+}
+
+double ImpulseScript::signal(const Crossing& c, const VecX& x) const {
+  const auto k = world_.kinematics(x, c.body);
+  const int i = c.component;
+  return i < 3 ? k.pose.position[i] : i < 6 ? k.velocity[i - 3] : k.angular_velocity[i - 6];
 }
 
 // Δv = P/m, Δω = I_world⁻¹ L with I_world = R I_body Rᵀ (the impulse-momentum relations of a rigid body).
@@ -292,16 +300,17 @@ double ImpulseScript::next_time_trigger(double t) const {
   return next;
 }
 
-bool ImpulseScript::crosses(size_t i, const VecX& x) const {
-  const ImpulseSpec& s = specs_[i];
-  const double now = signal(i, x) - s.level, before = previous_[i] - s.level;
+bool ImpulseScript::crosses(const Crossing& c, const VecX& x) const {
+  const double now = signal(c, x) - c.level, before = c.previous - c.level;
   const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
-  return (s.direction <= 0 && falls) || (s.direction >= 0 && rises);
+  return (c.direction <= 0 && falls) || (c.direction >= 0 && rises);
 }
 
 bool ImpulseScript::crossing_due(double t_new, const VecX& x_new) const {
   for (size_t i = 0; i < specs_.size(); ++i)
-    if (!specs_[i].at && (!specs_[i].until || t_new <= *specs_[i].until) && crosses(i, x_new)) return true;
+    if (!specs_[i].at && (!specs_[i].until || t_new <= *specs_[i].until) && crosses(crossing_[i], x_new)) return true;
+  for (size_t k = 0; k < switch_.size(); ++k)
+    if (!std::isfinite(world_.loads[switch_load_[k]].start) && crosses(switch_[k], x_new)) return true;
   return false;
 }
 
@@ -312,13 +321,19 @@ int ImpulseScript::apply(double t, double h, VecX& x) {
     const ImpulseSpec& s = specs_[i];
     if (s.at) {
       if (!done_[i] && t >= *s.at - 0.5 * h) due.push_back(i), done_[i] = true;
-    } else if (t > 0 && (!s.until || t <= *s.until) && crosses(i, x)) {  // a crossing needs a previous state
+    } else if (t > 0 && (!s.until || t <= *s.until) && crosses(crossing_[i], x)) {  // a crossing needs a previous state
       due.push_back(i);
     }
   }
+  // Load switches judged on the same state as the impulses, before any of them.
+  for (size_t k = 0; k < switch_.size(); ++k) {
+    AppliedLoad& load = world_.loads[switch_load_[k]];
+    if (t > 0 && !std::isfinite(load.start) && crosses(switch_[k], x)) load.start = t, ++loads_switched_;
+  }
   for (size_t i : due) fired += fire(i, t, x);  // all triggers judged on the state before any of them
   for (size_t i = 0; i < specs_.size(); ++i)
-    if (!specs_[i].at) previous_[i] = signal(i, x);
+    if (!specs_[i].at) crossing_[i].previous = signal(crossing_[i], x);
+  for (auto& c : switch_) c.previous = signal(c, x);
   return fired;
 }
 
@@ -455,7 +470,8 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
     // for a linear spring, much less for a volume that grows like a power of the depth.
     const double event_step = std::min(max_step, 0.05 * guard.max_step);
     const std::vector<BodyExtent> extents = body_extents(world);
-    const std::vector<double> breakpoints = world.breakpoints();  // kinks of loads, motions, gravity
+    std::vector<double> breakpoints = world.breakpoints();  // kinks of loads, motions, gravity
+    long switches_seen = 0;
     // A step that ends on a breakpoint sees the profiles' values before it, also at its last stages (c = 1): a jump
     // (a step profile) belongs to the next step, whose first stage starts on it.
     double step_end = std::numeric_limits<double>::infinity();
@@ -531,6 +547,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
       }
       steps.push_back(h);
       if (!commit(h, 0)) break;
+      if (script.loads_switched() != switches_seen) breakpoints = world.breakpoints(), switches_seen = script.loads_switched();
       if (interval <= 0 || t >= T || std::abs(t - next_sample * interval) <= 1e-9 * interval) {
         write_sample(t, x, e, h);
         if (interval > 0 && std::abs(t - next_sample * interval) <= 1e-9 * interval) ++next_sample;

@@ -51,10 +51,11 @@ struct BuiltWorld {
 };
 BuiltWorld build_world(const Scenario& scenario);
 
-// The scenario's scripted impulses (ImpulseSpec, docs/scenario-format.md "Impulses") as a run applies them:
-// call start() on the initial state, then apply() after every accepted step (after World::accept_step, never
-// inside integrator stages). A time trigger fires once, at the first accepted time t >= at − h/2; a crossing
-// trigger fires each time its signal passes the level between two accepted states (up to `until`, if given).
+// The scenario's scripted impulses (ImpulseSpec, docs/scenario-format.md "Impulses") and load switches (LoadSpec's
+// `when`) as a run applies them: call start() on the initial state, then apply() after every accepted step (after
+// World::accept_step, never inside integrator stages). A time trigger fires once, at the first accepted time
+// t >= at − h/2; a crossing trigger fires each time its signal passes the level between two accepted states (up to
+// `until`, if given); a load switch turns its load on (World's AppliedLoad::start) at its first crossing.
 struct ImpulseTally {
   long count = 0;                          // firings so far
   double last_time = std::nan("");         // s, time of the latest firing
@@ -62,7 +63,7 @@ struct ImpulseTally {
 };
 class ImpulseScript {
  public:
-  ImpulseScript(const Scenario& scenario, const World& world);
+  ImpulseScript(const Scenario& scenario, World& world);
   void start(VecX& x) { apply(0, 0, x); }  // on the initial state: applies impulses with at = 0
   // Applies every impulse due at the accepted state x at time t (fixed step h; 0 for an adaptive run, whose steps
   // end on each time trigger); returns how many fired.
@@ -73,17 +74,29 @@ class ImpulseScript {
   bool crossing_due(double t_new, const VecX& x_new) const;
   const std::vector<ImpulseTally>& tallies() const { return tallies_; }
   bool empty() const { return specs_.empty(); }
+  long loads_switched() const { return loads_switched_; }  // so far: the run then refreshes the breakpoints
 
  private:
+  // A signal of a body crossing a level (impulses' `when`, loads' `when`).
+  struct Crossing {
+    int body = -1, component = -1;  // component: 0-2 position, 3-5 velocity, 6-8 angular velocity
+    double level = 0;
+    int direction = 0;
+    double previous = 0;  // the signal at the previous accepted state
+  };
+  Crossing crossing(const std::string& body, const std::string& signal, double level, int direction) const;
   int fire(size_t i, double t, VecX& x);
-  bool crosses(size_t i, const VecX& x) const;  // crossing trigger i fires between the previous state and x
-  double signal(size_t i, const VecX& x) const;
-  const World& world_;
+  bool crosses(const Crossing& c, const VecX& x) const;  // fires between the previous accepted state and x
+  double signal(const Crossing& c, const VecX& x) const;
+  World& world_;
   std::vector<ImpulseSpec> specs_;
-  std::vector<int> body_, signal_body_, component_;  // component: 0-2 position, 3-5 velocity, 6-8 angular velocity
-  std::vector<double> previous_;                     // signal at the previous accepted state
-  std::vector<bool> done_;                           // time triggers already fired
+  std::vector<int> body_;
+  std::vector<Crossing> crossing_;  // per impulse (unused by time triggers)
+  std::vector<bool> done_;          // time triggers already fired
   std::vector<ImpulseTally> tallies_;
+  std::vector<Crossing> switch_;    // load switches, for world_.loads[switch_load_[k]]
+  std::vector<int> switch_load_;
+  long loads_switched_ = 0;
 };
 
 RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options);

@@ -1,6 +1,7 @@
 #include "engine/world.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace vcsim {
 namespace {
@@ -73,9 +74,10 @@ void World::derivative(double t, const VecX& x, VecX& dxdt,
     torque[i] = bodies[i].external_torque;
   }
   for (const AppliedLoad& load : loads) {
+    if (!(t >= load.start)) continue;
     const auto k = kinematics(x, load.body, t);
     const Mat3 R = k.pose.rotation.toRotationMatrix();
-    Vec3 f = profile_value(load.force, t), tau = profile_value(load.torque, t);
+    Vec3 f = profile_value(load.force, t - load.start), tau = profile_value(load.torque, t - load.start);
     if (load.body_frame) f = R * f, tau = R * tau;
     force[load.body] += f;
     torque[load.body] += tau;
@@ -148,7 +150,12 @@ void World::accept_step(double t, VecX& x) {
 
 std::vector<double> World::breakpoints() const {
   std::vector<double> out;
-  for (const auto& load : loads) append_breakpoints(load.force, out), append_breakpoints(load.torque, out);
+  for (const auto& load : loads) {
+    if (!std::isfinite(load.start)) continue;  // waiting for its switch
+    std::vector<double> own = {0};             // a switched load starts with a jump
+    append_breakpoints(load.force, own), append_breakpoints(load.torque, own);
+    for (double b : own) out.push_back(load.start + b);
+  }
   for (const auto& b : bodies)
     if (b.motion) append_breakpoints(*b.motion, out);
   if (gravity_profile) append_breakpoints(*gravity_profile, out);

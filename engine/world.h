@@ -51,6 +51,7 @@ struct ContactSlot {
 // A load (LoadSpec) on body `body`; `point` in the centre-of-mass frame.
 struct AppliedLoad {
   int body = -1;
+  double start = 0;  // s: the load acts from here, its profiles' time counted from it (+inf: waiting for its switch)
   bool body_frame = false;
   std::optional<Vec3> point;
   Vec3Profile force, torque;

@@ -456,3 +456,28 @@ TEST_CASE("the shipped scenarios load without a warning", "[day_one][warnings]")
       CHECK(r.output.find("warning") == std::string::npos);
     }
 }
+
+TEST_CASE("a load switched on by a signal crossing starts its profile at the switch", "[day_one][loads]") {
+  // `kicker` passes x = 1 m at t = 0.5 s; from then a ramp 0 -> 4 N over 0.5 s pushes `target` (1 kg): at t = 1 its
+  // speed is the ramp's area, 4 * 0.5 / 2 = 1 m/s. Unswitched, the same load would give 1 + 4 * 0.5 = 3 m/s.
+  // The switch acts at the first accepted state past the crossing: late by up to one step (max_step 1e-4 s; no
+  // contact here bounds the step at the crossing), which costs 4 * 1e-4 m/s (dv/dt_switch = -8 tau = -4 at
+  // tau = 0.5); the bound allows 1.5 steps, as the step that straddles the crossing is not placed on it.
+  const std::string yaml = R"(simulation: {duration: 1.0, integrator: dopri5, max_step: 1.0e-4}
+gravity: [0, 0, 0]
+bodies:
+  kicker: {mass: 1.0, inertia: [1, 1, 1], velocity: [2, 0, 0]}
+  target: {mass: 1.0, inertia: [1, 1, 1], position: [0, 5, 0]}
+loads:
+  - body: target
+    force: [{ramp: {to: 4, over: 0.5}}, 0, 0]
+    when: {body: kicker, signal: position.x, crosses: 1.0, direction: rising}
+output: {interval: 0.25}
+)";
+  const std::string out = simulate("switched", write("switched", yaml).string());
+  CHECK(analyse(R"(
+f = h5py.File(')" + out + R"(', 'r'); v = f['bodies/target/velocity'][:, 0]
+expect('v_x before the switch (t <= 0.5)', v[:3], 0, 0)
+expect('v_x at t = 1 (m/s)', v[-1], 1 - 6e-4, 1 + 1e-9)
+)") == 0);
+}
