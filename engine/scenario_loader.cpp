@@ -1352,8 +1352,15 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
     sc.bodies.push_back(std::move(b));
   }
 
-  const auto fixed = [&](const std::string& name) {
-    return std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == name; })->fixed;
+  // The body under `key` of a list entry that acts on a body (impulses, loads): defined and not fixed.
+  const auto moving_body = [&](const YAML::Node& entry, const std::string& path, const std::string& role,
+                               const std::string& why) {
+    const std::string bk = child_path(path, "body");
+    const YAML::Node bn = L.require(entry, "body", path, "the name of the body " + role);
+    const std::string name = body_ref(L, bn, bk, body_names);
+    if (std::find_if(sc.bodies.begin(), sc.bodies.end(), [&](const BodySpec& b) { return b.name == name; })->fixed)
+      L.fail(bn, bk, "expected a body that is not fixed (" + why + "); got '" + name + "'");
+    return name;
   };
 
   // contacts: [{bodies: [i, j], model, <parameters>}]
@@ -1419,11 +1426,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       ImpulseSpec imp;
       imp.where = L.locate(n, ip);
       imp.name = entry_name(L, n, ip, "impulse", i, names);
-      const std::string bk = child_path(ip, "body");
-      const YAML::Node bn = L.require(n, "body", ip, "the name of the body that receives the impulse");
-      imp.body = body_ref(L, bn, bk, body_names);
-      if (fixed(imp.body))
-        L.fail(bn, bk, "expected a body that is not fixed (a fixed body cannot take an impulse); got '" + imp.body + "'");
+      imp.body = moving_body(n, ip, "that receives the impulse", "a fixed body cannot take an impulse");
       const YAML::Node ln = Loader::find(n, "linear"), an = Loader::find(n, "angular");
       if (!ln.IsDefined() && !an.IsDefined())
         L.fail(n, ip, "expected 'linear' (N s) and/or 'angular' (N m s), world frame; got neither");
@@ -1460,11 +1463,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& path, co
       LoadSpec load;
       load.where = L.locate(n, lp);
       load.name = entry_name(L, n, lp, "load", i, names);
-      const std::string bk = child_path(lp, "body");
-      const YAML::Node bn = L.require(n, "body", lp, "the name of the body the load acts on");
-      load.body = body_ref(L, bn, bk, body_names);
-      if (fixed(load.body))
-        L.fail(bn, bk, "expected a body that is not fixed (a load on a fixed body does nothing); got '" + load.body + "'");
+      load.body = moving_body(n, lp, "the load acts on", "a load on a fixed body does nothing");
       const YAML::Node fn = Loader::find(n, "force"), tn = Loader::find(n, "torque");
       if (!fn.IsDefined() && !tn.IsDefined()) L.fail(n, lp, "expected 'force' (N) and/or 'torque' (N m); got neither");
       if (fn.IsDefined()) load.force = L.vec3_profile(fn, child_path(lp, "force"), "N");
