@@ -16,8 +16,8 @@ class CellularContact : public ContactPair {
                   geo::QueryOptions options);
   int num_states() const override { return num_pairs() * kVolumetricStates; }
   void initial_states(double* states) const override;
-  void start_at_rest(double* states, const Vec3& bristle) const override {
-    for (int k = 0; k < num_pairs(); ++k) volumetric_start_at_rest(states + k * kVolumetricStates, bristle);
+  void start_placed(double* states, bool stuck, const Vec3& bristle) const override {
+    for (int k = 0; k < num_pairs(); ++k) volumetric_start_placed(states + k * kVolumetricStates, stuck, bristle);
   }
   void state_scales(double* scales) const override {
     for (int k = 0; k < num_pairs(); ++k) volumetric_state_scales(p_, scales + k * kVolumetricStates);

@@ -42,11 +42,11 @@ class ContactPair {
   // The size at which each state matters (its own unit), for the adaptive integrators' error weights: a bristle's
   // deflection at full friction is 1/σ0. +inf leaves a state out of the error control (a slowly relaxing memory).
   virtual void state_scales(double* scales) const = 0;
-  // For a pair placed at rest in contact at t = 0, after accept_step(0, ...) has opened its contact episode: full
-  // stiction (dwell s_dw = 1), the bristles at the deflection `bristle` (world frame; the static friction the
-  // placement needs), and no relaxation of the overlap (it is the user's placement, not a late detection), so a body
-  // set down on a slope holds (docs/contact-models.md, "Initial contact state").
-  virtual void start_at_rest(double* states, const Vec3& bristle) const = 0;
+  // For a pair placed in contact at t = 0, after accept_step(0, ...) has opened its contact episode: no relaxation
+  // of the overlap (it is the user's placement, not a late detection); and when `stuck` (placed at rest), full
+  // stiction (dwell s_dw = 1) with the bristles at the deflection `bristle` (world frame; the static friction the
+  // placement needs), so a body set down on a slope holds (docs/contact-models.md, "Initial contact state").
+  virtual void start_placed(double* states, bool stuck, const Vec3& bristle) const = 0;
   virtual std::vector<Channel> channels() const = 0;
   // Pure function of its inputs: called at every stage of a Runge-Kutta step.
   virtual void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j,

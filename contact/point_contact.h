@@ -35,11 +35,10 @@ void point_law_state_scales(const ModelParams& p, double* scales);
 PointLawResult point_law(const ModelParams& p, const PointMemory& m, double x, const Vec3& n, const Vec3& v_r,
                          const double* s, double* ds);
 // Once per accepted step: latch the impact velocity (P3), keep the bristle tangential (P8), reset on separation (P7b).
-// States of a point law placed at rest in contact (ContactPair::start_at_rest).
-inline void point_law_start_at_rest(double* s, const Vec3& bristle) {
-  s[0] = bristle.x(), s[1] = bristle.y(), s[2] = bristle.z();
-  s[3] = 1;  // s_dw
-  s[4] = 0;  // x_ro
+// States of a point law placed in contact (ContactPair::start_placed): x_ro = 0; stuck: z, s_dw = 1.
+inline void point_law_start_placed(double* s, bool stuck, const Vec3& bristle) {
+  s[4] = 0;
+  if (stuck) s[0] = bristle.x(), s[1] = bristle.y(), s[2] = bristle.z(), s[3] = 1;
 }
 void point_law_accept(const ModelParams& p, PointMemory& m, double x, const Vec3& n, double v_n, double* s);
 
@@ -52,7 +51,9 @@ class PointContact : public ContactPair {
 
   int num_states() const override { return kStates; }
   void initial_states(double* states) const override;
-  void start_at_rest(double* states, const Vec3& bristle) const override { point_law_start_at_rest(states, bristle); }
+  void start_placed(double* states, bool stuck, const Vec3& bristle) const override {
+    point_law_start_placed(states, stuck, bristle);
+  }
   void state_scales(double* scales) const override { point_law_state_scales(p_, scales); }
   std::vector<Channel> channels() const override;
   void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, const double* states,

@@ -23,8 +23,8 @@ class PointVerticesContact : public ContactPair {
 
   int num_states() const override { return PointContact::kStates * static_cast<int>(vertices_.size()); }
   void initial_states(double* states) const override;
-  void start_at_rest(double* states, const Vec3& bristle) const override {
-    for (size_t k = 0; k < vertices_.size(); ++k) point_law_start_at_rest(states + PointContact::kStates * k, bristle);
+  void start_placed(double* states, bool stuck, const Vec3& bristle) const override {
+    for (size_t k = 0; k < vertices_.size(); ++k) point_law_start_placed(states + PointContact::kStates * k, stuck, bristle);
   }
   void state_scales(double* scales) const override {
     for (size_t v = 0; v < vertices_.size(); ++v) point_law_state_scales(p_, scales + v * PointContact::kStates);

@@ -47,10 +47,10 @@ VolumetricEvaluation evaluate_volumetric(const ModelParams& p, const geo::Interf
 void accept_volumetric(const ModelParams& p, const geo::Interference& q, const BodyKinematics& bi,
                        const BodyKinematics& bj, VolumetricMemory& mem, double* states);
 void volumetric_initial_states(const ModelParams& p, double* states);
-// States of a pair placed at rest in contact (ContactPair::start_at_rest): z, θ = 0, s_dw = 1, V_ro = 0.
-inline void volumetric_start_at_rest(double* s, const Vec3& bristle) {
-  s[0] = bristle.x(), s[1] = bristle.y(), s[2] = bristle.z();
-  s[3] = 0, s[4] = 1, s[5] = 0;
+// States of a pair placed in contact (ContactPair::start_placed): V_ro = 0; stuck: z, θ = 0, s_dw = 1.
+inline void volumetric_start_placed(double* s, bool stuck, const Vec3& bristle) {
+  s[5] = 0;
+  if (stuck) s[0] = bristle.x(), s[1] = bristle.y(), s[2] = bristle.z(), s[3] = 0, s[4] = 1;
 }
 // Bristle z and torsion θ_n: 1/σ0 (the deflection at full friction); dwell: 1; V_ro (a relaxing memory): +inf.
 void volumetric_state_scales(const ModelParams& p, double* scales);
@@ -60,7 +60,9 @@ class VolumetricContact : public ContactPair {
   VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j, geo::QueryOptions options);
   int num_states() const override { return kVolumetricStates; }
   void initial_states(double* states) const override { volumetric_initial_states(p_, states); }
-  void start_at_rest(double* states, const Vec3& bristle) const override { volumetric_start_at_rest(states, bristle); }
+  void start_placed(double* states, bool stuck, const Vec3& bristle) const override {
+    volumetric_start_placed(states, stuck, bristle);
+  }
   void state_scales(double* scales) const override { volumetric_state_scales(p_, scales); }
   std::vector<Channel> channels() const override;
   void evaluate(double t, const BodyKinematics& body_i, const BodyKinematics& body_j, const double* states,

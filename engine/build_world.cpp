@@ -11,12 +11,12 @@
 namespace vcsim {
 namespace {
 
-// A pair in contact at t = 0 whose bodies do not move relative to each other (slip at the contact point and the
-// relative turn, over the bodies' reach, below the model's velocity tolerance v_e) is a placement at rest, unless the
-// scenario sets s_dw0: its contact episode opens at t = 0 in full stiction, with the bristles holding the static
-// friction the placement needs when that is determinate (one free body with this one contact), and no relaxation
-// of the overlap (docs/contact-models.md, "Initial contact state").
-void start_resting_contacts(const Scenario& scenario, BuiltWorld& built) {
+// A pair in contact at t = 0 is a placement: its contact episode opens at t = 0 with no relaxation of the overlap.
+// If its bodies do not move relative to each other (slip at the contact point and the relative turn, over the
+// bodies' reach, below the model's velocity tolerance v_e) and the scenario does not set s_dw0, it starts in full
+// stiction, with the bristles holding the static friction the placement needs when that is determinate (one free
+// body with this one contact) (docs/contact-models.md, "Initial contact state").
+void start_placed_contacts(const Scenario& scenario, BuiltWorld& built) {
   World& world = built.world;
   VecX& x = built.initial_state;
   std::vector<contact::ContactResult> results;
@@ -27,9 +27,12 @@ void start_resting_contacts(const Scenario& scenario, BuiltWorld& built) {
   for (size_t k = 0; k < world.contacts.size(); ++k) {
     const ContactSpec& spec = scenario.contacts[k];
     const contact::ContactResult& r = results[k];
-    if (spec.params.count("s_dw0") || !r.in_contact) continue;
+    if (!r.in_contact) continue;
     ContactSlot& c = world.contacts[k];
     const auto ki = world.kinematics(x, c.body_i, 0), kj = world.kinematics(x, c.body_j, 0);
+    c.pair->accept_step(0, ki, kj, x.data() + c.state_offset);  // opens the episode (latches v_in)
+    c.pair->start_placed(x.data() + c.state_offset, false, Vec3::Zero());
+    if (spec.params.count("s_dw0")) continue;
     const Vec3 slip = ki.velocity + ki.angular_velocity.cross(r.point - ki.pose.position) - kj.velocity -
                       kj.angular_velocity.cross(r.point - kj.pose.position);
     double reach = 0;
@@ -41,8 +44,7 @@ void start_resting_contacts(const Scenario& scenario, BuiltWorld& built) {
       }
     const contact::FrictionParams fp = contact::resolve_parameters(spec.model, spec.params, spec.where).friction;
     if (slip.norm() > fp.v_e || (ki.angular_velocity - kj.angular_velocity).norm() * reach > fp.v_e) continue;
-    c.pair->accept_step(0, ki, kj, x.data() + c.state_offset);  // opens the episode (latches v_in = 0)
-    c.pair->start_at_rest(x.data() + c.state_offset, Vec3::Zero());
+    c.pair->start_placed(x.data() + c.state_offset, true, Vec3::Zero());
     resting.push_back(k);
     friction.push_back(fp);
   }
@@ -68,7 +70,7 @@ void start_resting_contacts(const Scenario& scenario, BuiltWorld& built) {
     const Vec3 other = world.bodies[free].mass * dxdt.segment<3>(world.bodies[free].state_offset + 7) - sign * r.force;
     Vec3 bristle = sign * (other - other.dot(n) * n) / (fp.sigma0 * f_n);
     if (fp.sigma0 * bristle.norm() > fp.mu_s) bristle *= fp.mu_s / (fp.sigma0 * bristle.norm());
-    c.pair->start_at_rest(x.data() + c.state_offset, bristle);
+    c.pair->start_placed(x.data() + c.state_offset, true, bristle);
   }
 }
 
@@ -151,7 +153,7 @@ BuiltWorld build_world(const Scenario& scenario) {
   }
   world.finalize_layout();
   built.initial_state = world.initial_state(poses, velocities, angular_velocities);
-  start_resting_contacts(scenario, built);
+  start_placed_contacts(scenario, built);
   return built;
 }
 
