@@ -151,7 +151,7 @@ expect('final v_z [m/s]', vz[-1], 8, 12)
 )") == 0);
 }
 
-TEST_CASE("dopri5: a timed impulse fires at its time exactly; the statistics are written") {
+TEST_CASE("dopri5: a timed impulse fires at its time exactly, the statistics are written") {
   const std::string yaml = ball_drop(100.0, "  duration: 0.5\n  integrator: dopri5") + R"(
 impulses:
   - name: kick
@@ -174,7 +174,7 @@ expect('/step_size length == samples', len(f['step_size']) - a['samples'], 0, 0)
 )") == 0);
 }
 
-TEST_CASE("Adaptive settings are refused with a fixed-step integrator; the fixed-step output has no /step_size") {
+TEST_CASE("Adaptive settings are refused with a fixed-step integrator, the fixed-step output has no /step_size") {
   const std::string out = simulate("fixed", ball_drop(0.1, "  duration: 0.01\n  step: 1.0e-4\n  integrator: rk4"));
   CHECK(analyse("f = h5py.File('" + out + R"(', 'r')
 expect('has /step_size', int('step_size' in f), 0, 0)

@@ -59,7 +59,7 @@ output: {interval: 0.01}
 
 }  // namespace
 
-TEST_CASE("a box set down on a 15 deg slope holds; on 20 deg it slides at g (sin - mu_c cos)", "[day_one][slope]") {
+TEST_CASE("a box set down on a 15 deg slope holds, on 20 deg it slides at g (sin - mu_c cos)", "[day_one][slope]") {
   const std::string held = simulate("slope15", write("slope15", slope(15)).string());
   // The same placement with the dwell state forced to kinetic (s_dw0 = 0): stiction must build up first, and the
   // box slides (0.34 m in the issue): shows the check below can fail.
@@ -276,7 +276,7 @@ contacts:
   CHECK_THAT(r.output, Catch::Matchers::Contains("principal inertia [0.0125, 0.025, 0.0325] kg m^2"));
 }
 
-TEST_CASE("mass alone gives the inertia of a uniform body; inertia with density is an error", "[day_one][mass]") {
+TEST_CASE("mass alone gives the inertia of a uniform body, inertia with density is an error", "[day_one][mass]") {
   const fs::path p = write("mass_alone", R"(simulation: {duration: 0.01, step: 1.0e-3}
 gravity: [0, 0, 0]
 bodies:

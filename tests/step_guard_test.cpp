@@ -117,7 +117,7 @@ TEST_CASE("contact modes: mass-spring closed forms", "[step_guard]") {
   CHECK(modes[1].linear.damping / modes[1].linear.mass == Approx(in.load * 316.228 * 3.5 / 2).epsilon(1e-14));
 }
 
-TEST_CASE("shipped scenarios are inside the guard; a 20x step is not", "[step_guard]") {
+TEST_CASE("shipped scenarios are inside the guard, a 20x step is not", "[step_guard]") {
   for (const auto& e : std::filesystem::directory_iterator(std::string(VCSIM_SOURCE_DIR) + "/scenarios")) {
     if (e.path().extension() != ".yaml") continue;
     const Scenario sc = load_scenario(e.path().string());

@@ -60,7 +60,7 @@ TEST_CASE("Constant profile", "[time_profile]") {
   CHECK(profile_is_constant(p));
 }
 
-TEST_CASE("Ramp: from, linear, to; slope only inside", "[time_profile]") {
+TEST_CASE("Ramp: from, linear, to, slope only inside", "[time_profile]") {
   const TimeProfile p = ramp(2, 5, 1, 3);  // slope (5 - 2) / 3 = 1 on [1, 4)
   const double tol = 1e-14;  // a few roundings of O(1) numbers
   CHECK(profile_value(p, 0) == 2);
