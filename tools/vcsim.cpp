@@ -27,7 +27,7 @@
 #include "engine/simulation.h"
 #include "engine/step_guard.h"
 #include "geometry/geometry_error.h"
-#include "tools/sweep.h"
+#include "tools/sweep/sweep.h"
 #include "tools/vcexport.h"
 
 namespace {
