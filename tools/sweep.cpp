@@ -40,7 +40,7 @@
 #endif
 
 #include "engine/input_error.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 
 namespace vcsim::sweep {
 namespace {
