@@ -33,8 +33,7 @@ void start_placed_contacts(const Scenario& scenario, BuiltWorld& built) {
     c.pair->accept_step(0, ki, kj, x.data() + c.state_offset);  // opens the episode (latches v_in)
     c.pair->start_placed(x.data() + c.state_offset, false, Vec3::Zero());
     if (spec.params.count("s_dw0")) continue;
-    const Vec3 slip = ki.velocity + ki.angular_velocity.cross(r.point - ki.pose.position) - kj.velocity -
-                      kj.angular_velocity.cross(r.point - kj.pose.position);
+    const Vec3 slip = contact::point_velocity(ki, r.point) - contact::point_velocity(kj, r.point);
     double reach = 0;
     for (const int b : {c.body_i, c.body_j})
       for (const auto& cell : world.bodies[b].geometry.cells) {
