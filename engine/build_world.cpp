@@ -5,8 +5,8 @@
 
 #include "contact/make_contact.h"
 #include "contact/model_params.h"
+#include "engine/build_world.h"
 #include "engine/input_error.h"
-#include "engine/simulation.h"
 
 namespace vcsim {
 namespace {
@@ -66,7 +66,7 @@ void start_placed_contacts(const Scenario& scenario, BuiltWorld& built) {
     // slides from the start, with the bristle at its limit.
     const Vec3 n = r.force / f_n;
     const double sign = free == c.body_i ? 1.0 : -1.0;
-    const Vec3 other = world.bodies[free].mass * dxdt.segment<3>(world.bodies[free].state_offset + 7) - sign * r.force;
+    const Vec3 other = world.bodies[free].mass * body_velocity(dxdt, world.bodies[free].state_offset) - sign * r.force;
     Vec3 bristle = sign * (other - other.dot(n) * n) / (fp.sigma0 * f_n);
     if (fp.sigma0 * bristle.norm() > fp.mu_s) bristle *= fp.mu_s / (fp.sigma0 * bristle.norm());
     c.pair->start_placed(x.data() + c.state_offset, true, bristle);
