@@ -6,7 +6,7 @@
 #include <map>
 
 #include "engine/input_error.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "tools/sweep/outcomes.h"
 #include "tools/sweep/spec.h"
 

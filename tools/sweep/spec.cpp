@@ -10,7 +10,7 @@
 #include <set>
 
 #include "engine/input_error.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 
 namespace vcsim::sweep {
 
