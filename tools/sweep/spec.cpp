@@ -23,23 +23,6 @@ namespace vcsim::sweep {
   throw InputError(s.file, line, col, path, expected);
 }
 
-std::string describe(const YAML::Node& n) {
-  if (!n.IsDefined() || n.IsNull()) return "nothing";
-  if (n.IsSequence()) return "a list";
-  if (n.IsMap()) return "a map";
-  return n.Tag() == "!" ? "the quoted string \"" + n.Scalar() + "\"" : "'" + n.Scalar() + "'";
-}
-
-std::string did_you_mean(const std::string& got, const std::vector<std::string>& options) {
-  std::string best;
-  int best_d = 3;
-  for (const auto& o : options) {
-    const int d = levenshtein_distance(got, o);
-    if (d < best_d) best_d = d, best = o;
-  }
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
-}
-
 void check_keys(const Spec& s, const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed,
                 const std::string& what) {
   if (!map.IsMap()) fail(s, map, path, "expected " + what + " (a map); got " + describe(map));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/yaml_reader.h"
 #include "tools/sweep/sweep_internal.h"
 
 namespace vcsim::sweep {
@@ -19,11 +20,13 @@ Spec parse_spec(const std::string& file);
 
 [[noreturn]] void fail(const Spec& s, const YAML::Node& n, const std::string& path, const std::string& expected);
 
-// How a node reads in a message: "nothing", "a list", "a map", "'text'" or "the quoted string "text"".
-std::string describe(const YAML::Node& n);
+// How a node reads in a message, as in the scenario loader's (engine/io/yaml_reader.h).
+using io::describe;
 
-// "; did you mean 'X'?" for the option nearest to `got` (within an edit distance of 2), else "".
-std::string did_you_mean(const std::string& got, const std::vector<std::string>& options);
+// "; did you mean 'X'?" for the option nearest to `got` (engine/io/yaml_reader.h), else "".
+inline std::string did_you_mean(const std::string& got, const std::vector<std::string>& options) {
+  return io::with_hint("", got, options);
+}
 
 // `map` is a map (of `what`) with each key once, every key one of `allowed`.
 void check_keys(const Spec& s, const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed,
