@@ -16,6 +16,11 @@ struct BodyKinematics {
   Vec3 angular_velocity = Vec3::Zero();
 };
 
+// Velocity of the body's material point at world position p (eq 3.3's v_i + w_i x r).
+inline Vec3 point_velocity(const BodyKinematics& b, const Vec3& p) {
+  return b.velocity + b.angular_velocity.cross(p - b.pose.position);
+}
+
 // One named output channel of a contact pair (an HDF5 dataset of shape [samples, width]).
 struct Channel {
   std::string name;

@@ -8,13 +8,6 @@
 #include "contact/normal_force.h"
 
 namespace vcsim::contact {
-namespace {
-
-Vec3 point_velocity(const BodyKinematics& b, const Vec3& p) {
-  return b.velocity + b.angular_velocity.cross(p - b.pose.position);
-}
-
-}  // namespace
 
 PointContact::PointContact(const ModelParams& params, const geo::PointShape& shape_i, const geo::PointShape& shape_j)
     : p_(params), shape_i_(shape_i), shape_j_(shape_j) {

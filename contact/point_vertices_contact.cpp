@@ -10,10 +10,6 @@
 namespace vcsim::contact {
 namespace {
 
-Vec3 point_velocity(const BodyKinematics& b, const Vec3& p) {
-  return b.velocity + b.angular_velocity.cross(p - b.pose.position);
-}
-
 // Dimension of the set of contacting vertices seen along n: principal standard deviations σ_a ≥ σ_b of their
 // positions in the tangent plane. One vertex or all within 1 µm: point (0); σ_b < σ_a/κ: line (1) (an edge's two
 // corners); else surface (2) (a face's four). κ = kDimensionRatio, as for the volumetric model's region.

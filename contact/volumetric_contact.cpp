@@ -11,10 +11,6 @@
 namespace vcsim::contact {
 namespace {
 
-Vec3 point_velocity(const BodyKinematics& b, const Vec3& p) {
-  return b.velocity + b.angular_velocity.cross(p - b.pose.position);
-}
-
 bool overlapping(const geo::Interference& q) { return q.overlap && q.volume > 0; }
 
 // The elastic measure of the law and its point of action: the volume V and its centroid (eq 4.62), or with

@@ -5,8 +5,8 @@
 
 #include "contact/make_contact.h"
 #include "contact/model_params.h"
+#include "engine/build_world.h"
 #include "engine/input_error.h"
-#include "engine/simulation.h"
 
 namespace vcsim {
 namespace {
@@ -33,8 +33,7 @@ void start_placed_contacts(const Scenario& scenario, BuiltWorld& built) {
     c.pair->accept_step(0, ki, kj, x.data() + c.state_offset);  // opens the episode (latches v_in)
     c.pair->start_placed(x.data() + c.state_offset, false, Vec3::Zero());
     if (spec.params.count("s_dw0")) continue;
-    const Vec3 slip = ki.velocity + ki.angular_velocity.cross(r.point - ki.pose.position) - kj.velocity -
-                      kj.angular_velocity.cross(r.point - kj.pose.position);
+    const Vec3 slip = contact::point_velocity(ki, r.point) - contact::point_velocity(kj, r.point);
     double reach = 0;
     for (const int b : {c.body_i, c.body_j})
       for (const auto& cell : world.bodies[b].geometry.cells) {
@@ -67,7 +66,7 @@ void start_placed_contacts(const Scenario& scenario, BuiltWorld& built) {
     // slides from the start, with the bristle at its limit.
     const Vec3 n = r.force / f_n;
     const double sign = free == c.body_i ? 1.0 : -1.0;
-    const Vec3 other = world.bodies[free].mass * dxdt.segment<3>(world.bodies[free].state_offset + 7) - sign * r.force;
+    const Vec3 other = world.bodies[free].mass * body_velocity(dxdt, world.bodies[free].state_offset) - sign * r.force;
     Vec3 bristle = sign * (other - other.dot(n) * n) / (fp.sigma0 * f_n);
     if (fp.sigma0 * bristle.norm() > fp.mu_s) bristle *= fp.mu_s / (fp.sigma0 * bristle.norm());
     c.pair->start_placed(x.data() + c.state_offset, true, bristle);

@@ -129,7 +129,7 @@ std::string describe_state(const World& world, const VecX& x, double t) {
 }
 
 // Names what went non-finite, so the user knows where to look.
-std::string describe_blow_up(const World& world, const VecX& x, double t, double step) {
+std::string describe_blow_up(const World& world, const VecX& x, double t) {
   std::ostringstream msg;
   msg << "numerical blow-up at t = " << t << " s: non-finite state in ";
   bool first = true;
@@ -169,10 +169,10 @@ integ::Tolerances error_weights(const World& world, const AdaptiveSettings& as) 
   integ::Tolerances tol{as.rel_tol, VecX::Constant(world.state_size(), 0.0)};
   for (const auto& b : world.bodies) {
     if (b.state_offset < 0) continue;
-    tol.abs_tol.segment<3>(b.state_offset).setConstant(as.abs_position);
-    tol.abs_tol.segment<4>(b.state_offset + 3).setConstant(as.abs_quaternion);
-    tol.abs_tol.segment<3>(b.state_offset + 7).setConstant(as.abs_velocity);
-    tol.abs_tol.segment<3>(b.state_offset + 10).setConstant(as.abs_angular_velocity);
+    body_position(tol.abs_tol, b.state_offset).setConstant(as.abs_position);
+    body_quaternion(tol.abs_tol, b.state_offset).setConstant(as.abs_quaternion);
+    body_velocity(tol.abs_tol, b.state_offset).setConstant(as.abs_velocity);
+    body_angular_velocity(tol.abs_tol, b.state_offset).setConstant(as.abs_angular_velocity);
   }
   std::vector<double> scales;
   for (const auto& c : world.contacts) {
@@ -282,9 +282,9 @@ double ImpulseScript::signal(const Crossing& c, const VecX& x) const {
 int ImpulseScript::fire(size_t i, double t, VecX& x) {
   const RigidBody& b = world_.bodies[body_[i]];
   const int off = b.state_offset;
-  const Mat3 R = Quat(x[off + 3], x[off + 4], x[off + 5], x[off + 6]).normalized().toRotationMatrix();
-  x.segment<3>(off + 7) += specs_[i].linear / b.mass;
-  x.segment<3>(off + 10) += R * b.inertia_body_inverse * R.transpose() * specs_[i].angular;
+  const Mat3 R = body_attitude(x, off).normalized().toRotationMatrix();
+  body_velocity(x, off) += specs_[i].linear / b.mass;
+  body_angular_velocity(x, off) += R * b.inertia_body_inverse * R.transpose() * specs_[i].angular;
   ImpulseTally& tally = tallies_[i];
   ++tally.count;
   tally.last_time = t;
@@ -435,7 +435,7 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   auto blow_up = [&](double h) {
     summary.failed = true;
     std::ostringstream msg;
-    msg << describe_blow_up(world, x, t, h) << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
+    msg << describe_blow_up(world, x, t) << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
         << "; likely cause: " << suggestion(guard, h);
     summary.failure_message = msg.str();
   };

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "engine/build_world.h"
 #include "engine/scenario.h"
 #include "engine/world.h"
 
@@ -43,13 +44,6 @@ struct RunSummary {
   double min_step = 0, median_step = 0, max_step = 0;
 };
 
-// Builds the world from a validated scenario (mass properties from geometry where asked,
-// centre-of-mass frames, contact pairs). Throws InputError or geo::GeometryError on bad input.
-struct BuiltWorld {
-  World world;
-  VecX initial_state;
-};
-BuiltWorld build_world(const Scenario& scenario);
 
 // The scenario's scripted impulses (ImpulseSpec, docs/scenario-format.md "Impulses") and load switches (LoadSpec's
 // `when`) as a run applies them: call start() on the initial state, then apply() after every accepted step (after

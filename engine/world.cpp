@@ -6,7 +6,6 @@
 namespace vcsim {
 namespace {
 
-Quat read_quat(const VecX& x, int o) { return Quat(x[o + 3], x[o + 4], x[o + 5], x[o + 6]); }
 
 }  // namespace
 
@@ -31,10 +30,10 @@ VecX World::initial_state(const std::vector<Pose>& poses, const std::vector<Vec3
     const int o = bodies[i].state_offset;
     if (o < 0) continue;
     const Quat q = poses[i].rotation.normalized();
-    x.segment<3>(o) = poses[i].position;
-    x.segment<4>(o + 3) << q.w(), q.x(), q.y(), q.z();
-    x.segment<3>(o + 7) = velocities[i];
-    x.segment<3>(o + 10) = angular_velocities[i];
+    body_position(x, o) = poses[i].position;
+    body_quaternion(x, o) << q.w(), q.x(), q.y(), q.z();
+    body_velocity(x, o) = velocities[i];
+    body_angular_velocity(x, o) = angular_velocities[i];
   }
   for (const auto& c : contacts) c.pair->initial_states(x.data() + c.state_offset);
   return x;
@@ -56,10 +55,10 @@ contact::BodyKinematics World::kinematics(const VecX& x, int body, double t) con
     return k;
   }
   const int o = b.state_offset;
-  k.pose.position = x.segment<3>(o);
-  k.pose.rotation = read_quat(x, o);
-  k.velocity = x.segment<3>(o + 7);
-  k.angular_velocity = x.segment<3>(o + 10);
+  k.pose.position = body_position(x, o);
+  k.pose.rotation = body_attitude(x, o);
+  k.velocity = body_velocity(x, o);
+  k.angular_velocity = body_angular_velocity(x, o);
   return k;
 }
 
@@ -102,9 +101,9 @@ void World::derivative(double t, const VecX& x, VecX& dxdt,
     const RigidBody& b = bodies[i];
     const int o = b.state_offset;
     if (o < 0) continue;
-    const Quat q = read_quat(x, o);
-    const Vec3 v = x.segment<3>(o + 7);
-    const Vec3 w = x.segment<3>(o + 10);
+    const Quat q = body_attitude(x, o);
+    const Vec3 v = body_velocity(x, o);
+    const Vec3 w = body_angular_velocity(x, o);
     const Mat3 R = q.toRotationMatrix();
     // Newton-Euler in the world frame: I_w w' = tau - w x (I_w w), with I_w = R I_b R^T.
     const Vec3 h = R * (b.inertia_body * (R.transpose() * w));
@@ -112,17 +111,17 @@ void World::derivative(double t, const VecX& x, VecX& dxdt,
     // q' = 1/2 (0, w) ⊗ q for a world-frame angular velocity.
     const Quat wq(0, w.x(), w.y(), w.z());
     const Quat q_dot = wq * q;
-    dxdt.segment<3>(o) = v;
-    dxdt.segment<4>(o + 3) << 0.5 * q_dot.w(), 0.5 * q_dot.x(), 0.5 * q_dot.y(), 0.5 * q_dot.z();
-    dxdt.segment<3>(o + 7) = force[i] / b.mass;
-    dxdt.segment<3>(o + 10) = w_dot;
+    body_position(dxdt, o) = v;
+    body_quaternion(dxdt, o) << 0.5 * q_dot.w(), 0.5 * q_dot.x(), 0.5 * q_dot.y(), 0.5 * q_dot.z();
+    body_velocity(dxdt, o) = force[i] / b.mass;
+    body_angular_velocity(dxdt, o) = w_dot;
   }
 }
 
 void World::project(VecX& x) const {
   for (const auto& b : bodies) {
     if (b.state_offset < 0) continue;
-    x.segment<4>(b.state_offset + 3).normalize();
+    body_quaternion(x, b.state_offset).normalize();
   }
 }
 
@@ -170,10 +169,10 @@ Energies World::energies(const VecX& x, double t) const {
   for (const auto& b : bodies) {
     const int o = b.state_offset;
     if (o < 0) continue;
-    const Vec3 p = x.segment<3>(o);
-    const Vec3 v = x.segment<3>(o + 7);
-    const Vec3 w = x.segment<3>(o + 10);
-    const Mat3 R = read_quat(x, o).toRotationMatrix();
+    const Vec3 p = body_position(x, o);
+    const Vec3 v = body_velocity(x, o);
+    const Vec3 w = body_angular_velocity(x, o);
+    const Mat3 R = body_attitude(x, o).toRotationMatrix();
     e.kinetic += 0.5 * b.mass * v.squaredNorm() + 0.5 * w.dot(R * (b.inertia_body * (R.transpose() * w)));
     // Gravity and constant external forces are conservative: U = -F . p.
     e.potential -= (b.mass * g + b.external_force).dot(p);

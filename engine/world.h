@@ -22,6 +22,18 @@ namespace vcsim {
 using integ::VecX;
 constexpr int kBodyStateSize = 13;
 
+// The parts of a free body's 13 states at offset o of a state vector (layout above): writable views of a VecX,
+// read-only ones of a const VecX (also of derivatives and tolerance vectors, which share the layout).
+template <class V>
+auto body_position(V& x, int o) { return x.template segment<3>(o); }
+template <class V>
+auto body_quaternion(V& x, int o) { return x.template segment<4>(o + 3); }  // (w, x, y, z)
+template <class V>
+auto body_velocity(V& x, int o) { return x.template segment<3>(o + 7); }
+template <class V>
+auto body_angular_velocity(V& x, int o) { return x.template segment<3>(o + 10); }
+inline Quat body_attitude(const VecX& x, int o) { return Quat(x[o + 3], x[o + 4], x[o + 5], x[o + 6]); }
+
 struct RigidBody {
   std::string name;
   bool fixed = false;

@@ -23,7 +23,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/world.h"
 

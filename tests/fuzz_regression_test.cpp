@@ -16,7 +16,7 @@
 #include "contact/model_params.h"
 #include "engine/input_error.h"
 #include "engine/preflight.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "geometry/geometry_error.h"
 #include "geometry/mesh.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/input_error.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 
 namespace fs = std::filesystem;
 using vcsim::InputError;

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 
 #include "tests/cli_support.h"

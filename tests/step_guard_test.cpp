@@ -8,7 +8,7 @@
 #include <string>
 
 #include "contact/normal_force.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/step_guard.h"
 

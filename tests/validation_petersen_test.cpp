@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "contact/parameters.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/world.h"
 #include "geometry/interference.h"

@@ -13,7 +13,7 @@
 #include "contact/make_contact.h"
 #include "contact/model_params.h"
 #include "contact/point_vertices_contact.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/world.h"
 #include "geometry/vertices.h"

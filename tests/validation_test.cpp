@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/world.h"
 

@@ -21,7 +21,7 @@
 #include <sstream>
 
 #include "engine/input_error.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "geometry/geometry_error.h"
 #include "geometry/surface_mesh.h"

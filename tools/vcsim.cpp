@@ -23,11 +23,11 @@
 #include "contact/parameters.h"
 #include "engine/input_error.h"
 #include "engine/preflight.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/step_guard.h"
 #include "geometry/geometry_error.h"
-#include "tools/sweep.h"
+#include "tools/sweep/sweep.h"
 #include "tools/vcexport.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/input_error.h"
-#include "engine/scenario_loader.h"
+#include "engine/io/scenario_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -19,7 +19,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 Scenario load_scenario_text(const std::string& text, const std::string& path,
                             const std::vector<std::string>& overrides = {});
 
-// Edit distance used for "did you mean" hints (exposed for tests and other front ends).
+// Edit distance used for "did you mean" hints (exposed for tests and other front ends; engine/io/yaml_reader.cpp).
 int levenshtein_distance(const std::string& a, const std::string& b);
 
 }  // namespace vcsim
