@@ -1,5 +1,5 @@
 // A scenario as plain data: what the YAML file says, validated, in SI units.
-// engine/scenario_loader.cpp fills it; engine/world.cpp builds a World from it.
+// engine/io/scenario_loader.cpp fills it; engine/build_world.cpp builds a World from it.
 #pragma once
 #include <map>
 #include <optional>

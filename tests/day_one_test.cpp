@@ -387,7 +387,7 @@ expect_true('the warning is stored', 'hysteretic damping latches at v_small' in 
 TEST_CASE("a second vcsim writing the same output is refused while the first runs", "[day_one][lock]") {
   const std::string out = (temp_dir() / "locked.h5").string();
   const std::string first = cli::kVcsim + " run " + example("tilting_plane") + " -q -o " + out +
-                            " --set simulation.duration=30 > " + (temp_dir() / "first.log").string() + " 2>&1";
+                            " --set simulation.duration=10 > " + (temp_dir() / "first.log").string() + " 2>&1";
   REQUIRE(std::system(("(" + first + ") & sleep 1; " + cli::kVcsim + " run " + example("conveyor") + " -q -o " + out +
                        " > " + (temp_dir() / "second.log").string() + " 2>&1; echo $? > " +
                        (temp_dir() / "second.status").string() + "; wait")
