@@ -42,9 +42,8 @@ geo::PointShape point_shape(const std::optional<geo::CsgNode>& csg, const Pose& 
 
 }  // namespace
 
-std::unique_ptr<ContactPair> make_contact(const std::string& model, const std::map<std::string, double>& params,
+std::unique_ptr<ContactPair> make_contact(const std::string& model, const ModelParams& p,
                                           const ContactSides& sides, const geo::SourceLocation& where) {
-  const ModelParams p = resolve_parameters(model, params, where);
   geo::QueryOptions options;
   options.tolerance = sides.geometry_tolerance;
   options.hyper_exponent = p.normal.hyper_n;  // 1 unless the volumetric law is Petersen's (hyper_n)

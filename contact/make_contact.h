@@ -7,6 +7,7 @@
 #include <string>
 
 #include "contact/contact_pair.h"
+#include "contact/model_params.h"
 #include "geometry/csg.h"
 #include "geometry/interference.h"
 
@@ -24,10 +25,10 @@ struct ContactSides {
   Pose com_offset_j = Pose{};
 };
 
-// model: "point", "point_vertices", "volumetric" or "cellular"; params validated by check_parameters already.
+// model: "point", "point_vertices", "volumetric" or "cellular"; params resolved (contact/model_params.h).
 // Throws std::runtime_error-derived errors (with `where`) when the model cannot handle the shapes,
 // e.g. a point model on a box.
-std::unique_ptr<ContactPair> make_contact(const std::string& model, const std::map<std::string, double>& params,
+std::unique_ptr<ContactPair> make_contact(const std::string& model, const ModelParams& params,
                                           const ContactSides& sides, const geo::SourceLocation& where);
 
 }  // namespace vcsim::contact

@@ -41,7 +41,7 @@ void start_placed_contacts(const Scenario& scenario, BuiltWorld& built) {
         const double extent = std::max(box.max.cwiseAbs().maxCoeff(), box.min.cwiseAbs().maxCoeff());
         if (extent < 1e100) reach = std::max(reach, extent);
       }
-    const contact::FrictionParams fp = contact::resolve_parameters(spec.model, spec.params, spec.where).friction;
+    const contact::FrictionParams& fp = spec.resolved.friction;
     if (slip.norm() > fp.v_e || (ki.angular_velocity - kj.angular_velocity).norm() * reach > fp.v_e) continue;
     c.pair->start_placed(x.data() + c.state_offset, true, Vec3::Zero());
     resting.push_back(k);
@@ -147,7 +147,7 @@ BuiltWorld build_world(const Scenario& scenario) {
                                 scenario.bodies[slot.body_i].geometry, scenario.bodies[slot.body_j].geometry,
                                 scenario.geometry_tolerance, com_offsets[slot.body_i],
                                 com_offsets[slot.body_j]};
-    slot.pair = contact::make_contact(spec.model, spec.params, sides, spec.where);
+    slot.pair = contact::make_contact(spec.model, spec.resolved, sides, spec.where);
     world.contacts.push_back(std::move(slot));
   }
   world.finalize_layout();

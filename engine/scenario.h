@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "contact/model_params.h"
 #include "engine/input_error.h"
 #include "engine/prescribed.h"
 #include "geometry/csg.h"
@@ -35,13 +36,15 @@ struct BodySpec {
   geo::SourceLocation where;
 };
 
-// Contact parameters by their thesis names; unset ones keep the model's defaults.
+// A contact: its parameters as written (thesis names; what `vcsim check` reports) and resolved once, with the
+// defaults and rules applied, into what the model uses.
 struct ContactSpec {
   std::string body_i, body_j;  // the wrench reported is the one acting on body_i
-  std::string model;           // "point", "volumetric", "cellular"
+  std::string model;           // "point", "point_vertices", "volumetric", "cellular"
   std::map<std::string, double> params;
-  std::map<std::string, std::string> origin;  // where each given parameter came from ("file:line", "material pair a/b")
+  std::map<std::string, std::string> origin;  // where each given parameter came from ("key.path (file:line)")
   geo::SourceLocation where;
+  contact::ModelParams resolved;              // contact::resolve_parameters(model, params)
 };
 
 struct MaterialPairSpec {

@@ -342,7 +342,8 @@ RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const Run
   VecX x = built.initial_state;
   const integ::OdeSystem system = world.ode_system();
 
-  const StepGuardReport guard = check_step(scenario, world);  // for the "try <= X s" of a failure
+  // Contact modes: the onset step of adaptive runs and the "try <= X s" of a failure.
+  const StepGuardReport guard = options.guard ? *options.guard : check_step(scenario, world);
   OutputLayout layout = make_layout(scenario, world);
   layout.step_size = scenario.adaptive;
   OutputWriter writer(options.output_path, layout);

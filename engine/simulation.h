@@ -11,6 +11,8 @@
 
 namespace vcsim {
 
+struct StepGuardReport;  // engine/step_guard.h
+
 struct Progress {
   double sim_time = 0, duration = 0, wall_time = 0;
   double step = 0;  // s, the step in use (adaptive integrators: the latest accepted)
@@ -23,6 +25,7 @@ struct RunOptions {
   double dump_vdb_time = -1;  // < 0: off; else write .vdb files of overlaps at that time
   std::string dump_vdb_prefix;
   std::vector<std::string> warnings;  // the preflight's (engine/preflight.h): stored, and the status says so
+  const StepGuardReport* guard = nullptr;  // the preflight's step guard; computed by the run when null
 };
 
 struct RunSummary {

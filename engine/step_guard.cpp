@@ -182,7 +182,7 @@ std::vector<ContactGuardInput> contact_guard_inputs(const Scenario& scenario, co
     ContactGuardInput in;
     in.name = c.name;
     in.model = c.model;
-    in.params = contact::resolve_parameters(spec.model, spec.params, spec.where);
+    in.params = spec.resolved;
     const RigidBody* side[2] = {&world.bodies[c.body_i], &world.bodies[c.body_j]};
     double* mass[2] = {&in.mass_i, &in.mass_j};
     double* inertia[2] = {&in.inertia_i, &in.inertia_j};

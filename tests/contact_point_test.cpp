@@ -165,14 +165,14 @@ TEST_CASE("make_contact rejects a point model on a box", "[contact][factory]") {
   const geo::BodyGeometry gi, gj;
   ContactSides sides{gi, gj, 1.0, 0.0, ci, cj, 1e-3};
   geo::SourceLocation where{"s.yaml", 3, 7, "contacts[0]"};
-  CHECK_THROWS_WITH(make_contact("point", point_params(), sides, where),
+  CHECK_THROWS_WITH(make_contact("point", resolve_parameters("point", point_params()), sides, where),
                     Catch::Contains("s.yaml:3:7") && Catch::Contains("sphere-half_space"));
   geo::CsgNode sphere;
   sphere.primitive.kind = geo::PrimitiveKind::Sphere;
   sphere.primitive.radius = 0.1;
   const std::optional<geo::CsgNode> cs(sphere);
   ContactSides ok{gi, gj, 1.0, 0.0, cs, cj, 1e-3};
-  auto pair = make_contact("point", point_params(), ok, where);
+  auto pair = make_contact("point", resolve_parameters("point", point_params()), ok, where);
   CHECK(pair->num_states() == PointContact::kStates);
 }
 

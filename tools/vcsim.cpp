@@ -419,6 +419,7 @@ int main(int argc, char** argv) {
   options.dump_vdb_time = dump_vdb;
   options.dump_vdb_prefix = std::filesystem::path(options.output_path).replace_extension("").string();
   options.warnings = warnings;
+  options.guard = &preflight.guard;
   ProgressReporter progress;
   if (!quiet) options.on_progress = [&](const vcsim::Progress& p) { progress(p); };
   std::signal(SIGINT, on_sigint);

@@ -585,7 +585,9 @@ void read_contacts(const YamlReader& L, const YAML::Node& root, const std::vecto
       read_params(L, n, cp, set.model, {"bodies", "model"}, set);
       check_param_set(L, set, n, cp);
       check_param_ranges(L, set, cp);
-      sc.contacts.push_back(ContactSpec{names[0], names[1], set.model, set.params, origins(L, set), L.locate(n, cp)});
+      const geo::SourceLocation where = L.locate(n, cp);
+      sc.contacts.push_back(ContactSpec{names[0], names[1], set.model, set.params, origins(L, set), where,
+                                        contact::resolve_parameters(set.model, set.params, where)});
     }
   }
 }
