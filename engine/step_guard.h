@@ -12,16 +12,17 @@
 #include <vector>
 
 #include "contact/model_params.h"
+#include "contact/stability.h"
 #include "engine/scenario.h"
 #include "engine/world.h"
 #include "integrators/adaptive_rk.h"
 
 namespace vcsim {
 
-// m x'' + c x' + k x = 0 with m > 0, c >= 0, k >= 0.
-struct LinearMode {
-  double mass = 1, damping = 0, stiffness = 0;
-};
+using contact::LinearMode;
+// What the estimate needs of one contact pair (contact/stability.h).
+using ContactGuardInput = contact::ContactLoading;
+using contact::impact_load;
 
 // Spectral radius of the one-step amplification matrix of `method` with step h on the mode.
 double step_amplification(integ::Method method, const LinearMode& mode, double h);
@@ -29,35 +30,17 @@ double step_amplification(integ::Method method, const LinearMode& mode, double h
 // no rate (c = k = 0); 0 when no step is stable (explicit Euler on an undamped oscillator).
 double max_stable_step(integ::Method method, const LinearMode& mode);
 
-// What the estimate needs of one contact pair, as plain numbers (so it can be tested on closed forms).
-struct ContactGuardInput {
-  std::string name;   // "<body_i>__<body_j>"
-  std::string model;  // point, volumetric, cellular
-  contact::ModelParams params;
-  double mass_i = 0, mass_j = 0;          // kg; +inf for a fixed body
-  double inertia_i = 0, inertia_j = 0;    // smallest principal moment, kg m^2; +inf for a fixed body
-  double lever_i = 0, lever_j = 0;        // m, centre of mass to a contact point (lower bound)
-  double load = 0;                        // N, static normal load
-  double approach_speed = 0;              // m/s, the fastest the two can meet at t = 0 (for the impact load)
-  double radius = 0;                      // m, curvature radius for a curved contact (0: flat)
-  double flat_area = 0;                   // m^2, face area for a flat contact
-};
-
 struct ModeEstimate {
   std::string contact;
   std::string mode;     // "normal", "bristle (stiction)"
   LinearMode linear;
   double max_step = std::numeric_limits<double>::infinity();  // for the integrator asked
   std::string formula;  // how the numbers were obtained, with the thesis equations
-  // Present only in some histories: the hysteretic damping at its largest, when a contact episode starts
-  // slower than v_small (bodies placed in contact, the last micro-bounces). Reported, never warned about.
-  bool conditional = false;
+  bool conditional = false;  // contact::ContactMode::conditional; warned about only for contacts placed at rest
 };
 
+// The contact's modes (contact::linear_modes) with their stability limits for `method`.
 std::vector<ModeEstimate> estimate_contact_modes(const ContactGuardInput& input, integ::Method method);
-// The peak normal force of an impact at the approach speed, from energy: 1/2 m v^2 = the work of the normal law to
-// the deepest point (point: k x^n; volumetric: k_v pi R x^2 on a cap of radius R, k_v A x on a face of area A).
-double impact_load(const ContactGuardInput& input);
 
 struct StepGuardReport {
   std::vector<ModeEstimate> modes;
