@@ -700,7 +700,6 @@ void OutputWriter::append(const OutputSample& s) {
     v3(imp.angular);
   }
   backend_->append(row_);
-  ++appended_;
 }
 
 void OutputWriter::flush() {

@@ -101,7 +101,6 @@ class OutputWriter {
   // Flushes and closes. If no `status` was set since construction, it becomes "completed".
   void close();
 
-  long samples_appended() const { return appended_; }
 
   class Backend;  // implementation detail (in-process file or helper process)
 
@@ -110,7 +109,6 @@ class OutputWriter {
   std::unique_ptr<Backend> backend_;
   OutputLayout layout_;
   size_t row_width_ = 0;
-  long appended_ = 0;
   bool closed_ = false;
   std::vector<double> row_;
 };

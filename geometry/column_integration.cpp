@@ -140,7 +140,6 @@ constexpr double kQb[4][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.6, 0.2, 0.2}, {0.2
 struct Accum {
   double g = 0, gu = 0, gv = 0, gm = 0, guu = 0, gvv = 0, guv = 0, gum = 0, gvm = 0, gq = 0, area = 0;
   double rim = 0;  // length of the clipped polygons' rim edges (the patch outline)
-  double max_chord = 0;
   double hyper_n = 1;                   // hypervolume exponent; 1: not accumulated
   double h = 0, hu = 0, hv = 0, hm = 0;  // ∫ G^n {1, u, v, m} dA
   // Rim cuts found in this lattice row, keyed by (inside u, v, outside u, v): the edges of a row are
@@ -675,8 +674,6 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
         if (!b.square[j * kB + i]) continue;
         const FieldVertex &p00 = at(i, j), &p10 = at(i + 1, j), &p11 = at(i + 1, j + 1), &p01 = at(i, j + 1);
         if (!(p00.c.in || p10.c.in || p11.c.in || p01.c.in)) continue;
-        for (const FieldVertex* fv : {&p00, &p10, &p11, &p01})
-          if (fv->c.in) acc.max_chord = std::max(acc.max_chord, fv->c.G);
         integrate_tri(pr, p00, p10, p11, 0, acc, diag_columns[kb]);
         integrate_tri(pr, p00, p11, p01, 0, acc, diag_columns[kb]);
       }
@@ -687,7 +684,6 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
     const Accum& a = rows[k];
     tot.g += a.g, tot.gu += a.gu, tot.gv += a.gv, tot.gm += a.gm, tot.guu += a.guu, tot.gvv += a.gvv;
     tot.guv += a.guv, tot.gum += a.gum, tot.gvm += a.gvm, tot.gq += a.gq, tot.area += a.area, tot.rim += a.rim;
-    tot.max_chord = std::max(tot.max_chord, a.max_chord);
     tot.h += a.h, tot.hu += a.hu, tot.hv += a.hv, tot.hm += a.hm;
     result.columns += diag_columns[k];
   }
@@ -699,7 +695,6 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
   if (hyper_n != 1) m.h0 = tot.h, m.h1 = Vec3(tot.hu, tot.hv, tot.hm);
   result.area = tot.area;
   result.rim = tot.rim;
-  result.max_chord = tot.max_chord;
   return result;
 }
 

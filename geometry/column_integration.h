@@ -73,7 +73,6 @@ struct ColumnResult {
   RawMoments moments;       // in the query frame
   double area = 0;          // projected area of the patch (∫ [column non-empty] dA)
   double rim = 0;           // length of the patch's outline in projection (the clipped polygons' rim edges)
-  double max_chord = 0;     // longest column chord (a depth measure along the column axis)
   long columns = 0;         // columns evaluated (cost diagnostics)
   long candidates = 0;      // lattice squares the octree could not rule out
   bool too_large = false;   // the lattice would exceed 2^20 squares (2^22 grown from seeds): nothing computed

@@ -176,7 +176,6 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
       out.centroid = frame.apply(centroid);
       out.inertia = R * J * R.transpose();
       out.normal_estimate = n;
-      out.depth_estimate = std::sqrt(std::max(12.0 * (m->m2(2, 2) / m->m0 - centroid.z() * centroid.z()), 0.0));
       out.hypervolume = out.volume;
       out.hyper_centroid = out.centroid;
       return out;
@@ -193,7 +192,6 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
   out.centroid = pass.frame.apply(centroid);
   out.inertia = R * J * R.transpose();
   out.normal_estimate = n;
-  out.depth_estimate = pass.r.max_chord;
   out.spacing = pass.spacing;
   if (options.hyper_exponent == 1) {
     out.hypervolume = out.volume;
@@ -250,9 +248,6 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
   const double h = 1e-6 * (hi - lo).maxCoeff();
   const Vec3 n = cell_gradient(B, pose_j, out.centroid, h) - cell_gradient(A, pose_i, out.centroid, h);
   if (n.norm() > 0) out.normal_estimate = n.normalized();
-  // Depth: the region's extent along the normal (its standard deviation × √12 for a uniform slab).
-  const Mat3 C = 0.5 * out.inertia.trace() * Mat3::Identity() - out.inertia;
-  out.depth_estimate = std::sqrt(std::max(12.0 * out.normal_estimate.dot(C * out.normal_estimate) / out.volume, 0.0));
   return out;
 }
 

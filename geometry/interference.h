@@ -57,7 +57,6 @@ struct Interference {
   // Unit normal of a half-space side, from j toward i (zero if neither cell is a half-space): the contact normal
   // against a flat support (geometry/support_plane.h).
   Vec3 plane_normal = Vec3::Zero();
-  double depth_estimate = 0;           // m, a characteristic penetration depth (for diagnostics)
   // Hypervolume ∫ L^n dA (m^(2+n), n = QueryOptions::hyper_exponent) over the patch, columns along
   // normal_estimate, and its L^n-weighted centroid (world), Petersen's point of action. n = 1: the volume and
   // the volume centroid, bit for bit.
