@@ -8,17 +8,10 @@
 
 #include "contact/friction.h"
 #include "geometry/csg.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 
 namespace vcsim::contact {
 
-// A contact-model input error; what() is "file:line:column: error: key.path: expected ...".
-struct ContactError : std::runtime_error {
-  ContactError(const geo::SourceLocation& where, const std::string& expected)
-      : std::runtime_error(geo::format_location_message(where, expected)), where(where), expected(expected) {}
-  geo::SourceLocation where;
-  std::string expected;
-};
 
 struct NormalParams {
   double k = 0;          // Hertz k [N/m^n] (point) or k_v [N/m^3] (volumetric, already the equivalent one)

@@ -10,13 +10,6 @@ namespace {
 
 double inv(double m) { return std::isinf(m) ? 0.0 : 1.0 / m; }
 
-std::string num(double x) {
-  std::ostringstream s;
-  s.precision(3);
-  s << x;
-  return s.str();
-}
-
 }  // namespace
 
 double impact_load(const ContactLoading& in) {
@@ -61,13 +54,13 @@ std::vector<ContactMode> linear_modes(const ContactLoading& in) {
     if (in.radius > 0) {
       const double depth = std::sqrt(f / (np.k * M_PI * in.radius));
       area = 2 * M_PI * in.radius * depth;
-      why << "k_v A, A = 2 pi R x_s = " << num(area) << " m^2 (cap, R = " << num(in.radius) << " m)";
+      why << "k_v A, A = 2 pi R x_s = " << brief_number(area) << " m^2 (cap, R = " << brief_number(in.radius) << " m)";
     } else {
-      why << "k_v A, A = " << num(area) << " m^2 (flat face)";
+      why << "k_v A, A = " << brief_number(area) << " m^2 (flat face)";
     }
     normal.linear.stiffness = np.k * area;
   }
-  why << "; f = " << num(f) << " N, m = " << num(normal.linear.mass) << " kg";
+  why << "; f = " << brief_number(f) << " N, m = " << brief_number(normal.linear.mass) << " kg";
   normal.formula = why.str();
   out.push_back(normal);
   // Hysteretic damping f (1 + a v_n), a = -d/(e_eff max(|v_in|, v_small)) (eqs 3.24, 3.43), v_in latched at
@@ -78,7 +71,7 @@ std::vector<ContactMode> linear_modes(const ContactLoading& in) {
     damped.mode = "normal, damping latched at v_small";
     damped.conditional = true;
     damped.linear.damping = f * np.d / (np.e_eff * np.v_small);
-    damped.formula += ", c = f d/(e_eff v_small) = " + num(damped.linear.damping) + " N s/m";
+    damped.formula += ", c = f d/(e_eff v_small) = " + brief_number(damped.linear.damping) + " N s/m";
     out.push_back(damped);
   }
 
@@ -92,9 +85,9 @@ std::vector<ContactMode> linear_modes(const ContactLoading& in) {
     b.linear.mass = 1.0 / inv_mt;
     b.linear.damping = f * (fp.sigma1 + fp.sigma2);
     b.linear.stiffness = f * fp.sigma0;
-    b.formula = "f (sigma1 + sigma2) / m_t = " + num(b.linear.damping / b.linear.mass) + " 1/s, f sigma0 / m_t = " +
-                num(b.linear.stiffness / b.linear.mass) + " 1/s^2; f = " + num(f) + " N, m_t = " +
-                num(b.linear.mass) + " kg";
+    b.formula = "f (sigma1 + sigma2) / m_t = " + brief_number(b.linear.damping / b.linear.mass) + " 1/s, f sigma0 / m_t = " +
+                brief_number(b.linear.stiffness / b.linear.mass) + " 1/s^2; f = " + brief_number(f) + " N, m_t = " +
+                brief_number(b.linear.mass) + " kg";
     out.push_back(b);
   }
   return out;

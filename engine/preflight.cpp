@@ -6,9 +6,6 @@
 namespace vcsim {
 namespace {
 
-InputWarning warning_at(const geo::SourceLocation& where, const std::string& message) {
-  return InputWarning{where.file, where.line, where.column, where.key_path, message};
-}
 
 bool unbounded(const geo::Aabb& b) { return std::max(b.max.cwiseAbs().maxCoeff(), b.min.cwiseAbs().maxCoeff()) >= 1e100; }
 
@@ -24,13 +21,6 @@ double channel(const ContactSlot& slot, const contact::ContactResult& r, const s
     at += c.width;
   }
   return std::nan("");
-}
-
-std::string num(double x) {
-  std::ostringstream s;
-  s.precision(3);
-  s << x;
-  return s.str();
 }
 
 }  // namespace
@@ -49,7 +39,7 @@ PreflightReport preflight(const Scenario& scenario, const BuiltWorld& built) {
         const geo::Aabb ba = geo::world_bounds(a, pi), bb = geo::world_bounds(b, pj);
         if (unbounded(ba) && unbounded(bb) && overlap(ba, bb)) {
           const auto& w = scenario.contacts[k].where;
-          throw InputError(w.file, w.line, w.column, w.key_path,
+          throw InputError(w,
                            "expected at most one unbounded body in a contact (halfspace, slab, infinite_cylinder, "
                            "complement); got '" + world.bodies[c.body_i].name + "' and '" + world.bodies[c.body_j].name +
                                "' both unbounded and overlapping at t = 0: their interference is infinite and the "
@@ -76,13 +66,13 @@ PreflightReport preflight(const Scenario& scenario, const BuiltWorld& built) {
     msg << "bodies '" << world.bodies[c.body_i].name << "' and '" << world.bodies[c.body_j].name
         << "' start overlapping";
     if (const double depth = channel(c, results[k], "penetration"); std::isfinite(depth))
-      msg << " " << num(-depth) << " m deep";
+      msg << " " << brief_number(-depth) << " m deep";
     if (const double volume = channel(c, results[k], "volume"); std::isfinite(volume))
-      msg << " (interference volume " << num(volume) << " m^3)";
-    msg << " with a contact force of " << num(force) << " N, " << num(force / weight) << " x the weight of '"
-        << lighter << "' (" << num(weight) << " N" << (world.gravity_at(0).norm() > 0 ? "" : " under 9.81 m/s^2")
+      msg << " (interference volume " << brief_number(volume) << " m^3)";
+    msg << " with a contact force of " << brief_number(force) << " N, " << brief_number(force / weight) << " x the weight of '"
+        << lighter << "' (" << brief_number(weight) << " N" << (world.gravity_at(0).norm() > 0 ? "" : " under 9.81 m/s^2")
         << "): the first steps will throw them apart; place them touching";
-    report.warnings.push_back(warning_at(scenario.contacts[k].where, msg.str()));
+    report.warnings.push_back(InputWarning{scenario.contacts[k].where, msg.str()});
   }
 
   // The step guard (with or without gravity), and the hysteretic damping of contacts placed at rest: it latches at
@@ -94,7 +84,7 @@ PreflightReport preflight(const Scenario& scenario, const BuiltWorld& built) {
     return geo::SourceLocation{scenario.source_file, 0, 0, ""};
   };
   if (report.guard.too_large)
-    report.warnings.push_back(warning_at(where_of(report.guard.modes[report.guard.limiting].contact), report.guard.warning));
+    report.warnings.push_back(InputWarning{where_of(report.guard.modes[report.guard.limiting].contact), report.guard.warning});
   if (!scenario.adaptive)
     for (const ModeEstimate& mode : report.guard.modes) {
       if (!mode.conditional || !(scenario.step > kDampingStepFraction * mode.max_step)) continue;
@@ -104,11 +94,11 @@ PreflightReport preflight(const Scenario& scenario, const BuiltWorld& built) {
       if (!resting) continue;
       std::ostringstream msg;
       msg << "contact '" << mode.contact << "' starts in contact, so its hysteretic damping latches at v_small (eq 3.43, "
-          << mode.formula << "); step " << scenario.step << " s is " << num(scenario.step / mode.max_step)
-          << " of that mode's stability limit " << num(mode.max_step) << " s for " << scenario.integrator
-          << ": the sampled force will chatter; use a step <= " << num(kDampingStepFraction * mode.max_step)
+          << mode.formula << "); step " << scenario.step << " s is " << brief_number(scenario.step / mode.max_step)
+          << " of that mode's stability limit " << brief_number(mode.max_step) << " s for " << scenario.integrator
+          << ": the sampled force will chatter; use a step <= " << brief_number(kDampingStepFraction * mode.max_step)
           << " s, a larger v_small, or dopri5";
-      report.warnings.push_back(warning_at(where_of(mode.contact), msg.str()));
+      report.warnings.push_back(InputWarning{where_of(mode.contact), msg.str()});
     }
   return report;
 }

@@ -17,13 +17,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // of forming the matrix (its entries are O(1) sums of O(1) stage terms).
 constexpr double kRadiusSlack = 1e-9;
 
-std::string num(double x) {
-  std::ostringstream s;
-  s.precision(3);
-  s << x;
-  return s.str();
-}
-
 // Walks a CSG tree: true when every primitive is smooth and curved (no flat faces).
 bool all_curved(const geo::CsgNode& n) {
   if (n.op != geo::CsgNode::Op::Primitive) {
@@ -180,8 +173,8 @@ StepGuardReport check_step(const Scenario& scenario, const World& world) {
     const ModeEstimate& m = r.modes[r.limiting];
     std::ostringstream w;
     w << "step " << scenario.step << " s is beyond " << scenario.integrator << "'s stability limit "
-      << num(m.max_step) << " s for the " << m.mode << " mode of contact '" << m.contact << "' (" << m.formula
-      << "); try <= " << num(0.9 * m.max_step) << " s, or the error-controlled integrator: dopri5 "
+      << brief_number(m.max_step) << " s for the " << m.mode << " mode of contact '" << m.contact << "' (" << m.formula
+      << "); try <= " << brief_number(0.9 * m.max_step) << " s, or the error-controlled integrator: dopri5 "
       << "(docs/reliability.md, docs/integration.md)";
     r.warning = w.str();
   }

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "geometry/cell_impl.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "geometry/interference.h"
 #include "geometry/mesh.h"
 

@@ -14,7 +14,7 @@
 #include "geometry/closed_form_pairs.h"
 #include "geometry/convex_lens.h"
 #include "geometry/torus_sweep.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "geometry/support_plane.h"
 
 namespace vcsim::geo {

@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "geometry/convex_mesh.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 
 namespace vcsim::geo {
 namespace {

@@ -232,8 +232,8 @@ std::vector<Case> catalogue() {
        "@:4:15: error: simulation.integrator: expected an integrator (euler, semi_implicit_euler, heun, rk3, rk4, rk5, "
        "the adaptive dopri5, bs23, rosenbrock23, or the aliases ode3, ode5, ode23, ode45, ode23s); got 'rk44'; did you mean 'rk4'?"},
       {"rel_tol_with_fixed_step", replace(B, "  step: 0.001\n", "  step: 0.001\n  rel_tol: 1.0e-6\n"),
-       "@:4:12: error: simulation.rel_tol: error-control settings only with an adaptive integrator (dopri5, bs23); "
-       "integrator is rk4"},
+       "@:4:12: error: simulation.rel_tol: expected error-control settings only with an adaptive integrator (dopri5, "
+       "bs23, rosenbrock23); got integrator rk4"},
       {"rel_tol_out_of_range", replace(B, "  step: 0.001\n", "  integrator: dopri5\n  rel_tol: 1.0e-15\n"),
        "@:4:12: error: simulation.rel_tol: expected a relative tolerance in [1e-13, 1); got 1e-15"},
       {"abs_tol_unknown_kind", replace(B, "  step: 0.001\n", "  integrator: dopri5\n  abs_tol: {positon: 1.0e-6}\n"),

@@ -18,7 +18,7 @@
 #include "engine/preflight.h"
 #include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "geometry/mesh.h"
 
 namespace fs = std::filesystem;
@@ -47,11 +47,7 @@ template <class F>
 std::string outcome(F&& f) {
   try {
     f();
-  } catch (const vcsim::InputError&) {
-    return "input error";
-  } catch (const vcsim::geo::GeometryError&) {
-    return "input error";
-  } catch (const vcsim::contact::ContactError&) {
+  } catch (const vcsim::LocatedError&) {  // input, geometry and contact errors
     return "input error";
   } catch (const std::exception& e) {
     return std::string("unexpected exception: ") + e.what();

@@ -8,7 +8,7 @@
 #include <map>
 #include <unistd.h>
 
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "geometry/interference.h"
 #include "geometry/mesh.h"
 

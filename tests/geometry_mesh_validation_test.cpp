@@ -7,7 +7,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "geometry/mesh.h"
 
 using namespace vcsim;

@@ -67,10 +67,10 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 void check(const InputError& e, const std::string& file, int line, int column, const std::string& key_path,
            const std::string& expected) {
   INFO(e.what());
-  CHECK(e.file == file);
-  CHECK(e.line == line);
-  CHECK(e.column == column);
-  CHECK(e.key_path == key_path);
+  CHECK(e.where.file == file);
+  CHECK(e.where.line == line);
+  CHECK(e.where.column == column);
+  CHECK(e.where.key_path == key_path);
   CHECK(e.expected == expected);
   std::string pos = line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : "";
   CHECK(std::string(e.what()) == file + pos + ": error: " + (key_path.empty() ? "" : key_path + ": ") + expected);
@@ -226,8 +226,8 @@ TEST_CASE("bad input: one clear error with position, key path and expectation", 
   }
   SECTION("unknown top-level key without a near miss") {
     auto e = error_of("unknown2.yaml", kBase + "visualisation: {}\n");
-    CHECK(e.line == 10);
-    CHECK(e.column == 1);
+    CHECK(e.where.line == 10);
+    CHECK(e.where.column == 1);
     CHECK_THAT(e.expected, Contains("got unknown key 'visualisation'") && !Contains("did you mean"));
   }
   SECTION("wrong type: a word for a mass") {
@@ -321,9 +321,9 @@ TEST_CASE("bad input: one clear error with position, key path and expectation", 
   }
   SECTION("unknown shape with did-you-mean") {
     auto e = error_of("shape.yaml", replace(kBase, "sphere:", "sphere_:"));
-    CHECK(e.line == 9);
-    CHECK(e.column == 7);
-    CHECK(e.key_path == "bodies.ball.geometry.sphere_");
+    CHECK(e.where.line == 9);
+    CHECK(e.where.column == 7);
+    CHECK(e.where.key_path == "bodies.ball.geometry.sphere_");
     CHECK_THAT(e.expected, Contains("got unknown key 'sphere_'; did you mean 'sphere'?"));
   }
   SECTION("non-unit quaternion") {
@@ -368,13 +368,13 @@ TEST_CASE("bad input: one clear error with position, key path and expectation", 
     check(e, file("ovr3.yaml") + ": --set bodies.ball.velocity=[0,abc,0]", 0, 0, "bodies.ball.velocity[1]",
           "expected a number; got 'abc'");
     auto u = error_of("ovr4.yaml", kBase, {"simulation.integrator=rk44"});
-    CHECK(u.file == file("ovr4.yaml") + ": --set simulation.integrator=rk44");
+    CHECK(u.where.file == file("ovr4.yaml") + ": --set simulation.integrator=rk44");
     CHECK_THAT(u.expected, Contains("did you mean 'rk4'?"));
   }
   SECTION("override with unparsable YAML") {
     auto e = error_of("ovr5.yaml", kBase, {"bodies.ball.velocity=[0,0.3"});
-    CHECK(e.file == file("ovr5.yaml") + ": --set bodies.ball.velocity=[0,0.3");
-    CHECK(e.key_path == "bodies.ball.velocity");
+    CHECK(e.where.file == file("ovr5.yaml") + ": --set bodies.ball.velocity=[0,0.3");
+    CHECK(e.where.key_path == "bodies.ball.velocity");
     CHECK_THAT(e.expected, StartsWith("expected a YAML value after '='; got '[0,0.3'"));
   }
 
@@ -399,24 +399,24 @@ contacts:
     auto e = error_of("contact3.yaml", replace(two_bodies, "[ball, tabel]\n    model: point\n",
                                                "[ball, table]\n    model: point\n    k: 1e6\n    e_eff: 1.5\n"
                                                "    mu_s: 0.3\n    mu_c: 0.2\n    sigma0: 1e5\n    sigma1: 316\n"));
-    CHECK(e.line == 17);
-    CHECK(e.column == 12);
-    CHECK(e.key_path == "contacts[0].e_eff");
+    CHECK(e.where.line == 17);
+    CHECK(e.where.column == 12);
+    CHECK(e.where.key_path == "contacts[0].e_eff");
     CHECK_THAT(e.expected, StartsWith("expected e_eff in (0, 1]") && Contains("1.5"));
   }
   SECTION("contact missing a required parameter (check_parameters)") {
     auto e = error_of("contact4.yaml", replace(two_bodies, "tabel", "table"));
-    CHECK(e.line == 14);
-    CHECK(e.column == 5);
-    CHECK(e.key_path == "contacts[0]");
+    CHECK(e.where.line == 14);
+    CHECK(e.where.column == 5);
+    CHECK(e.where.key_path == "contacts[0]");
     CHECK_THAT(e.expected, StartsWith("expected required parameter k "));
   }
   SECTION("unknown contact parameter with did-you-mean") {
     auto e = error_of("contact5.yaml", replace(two_bodies, "[ball, tabel]\n    model: point\n",
                                                "[ball, table]\n    model: point\n    kk: 1e6\n"));
-    CHECK(e.line == 16);
-    CHECK(e.column == 5);
-    CHECK(e.key_path == "contacts[0].kk");
+    CHECK(e.where.line == 16);
+    CHECK(e.where.column == 5);
+    CHECK(e.where.key_path == "contacts[0].kk");
     CHECK_THAT(e.expected, Contains("got unknown key 'kk'; did you mean 'k'?"));
   }
   SECTION("unknown contact model with did-you-mean") {

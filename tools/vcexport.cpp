@@ -23,7 +23,7 @@
 #include "engine/input_error.h"
 #include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "geometry/surface_mesh.h"
 
 namespace fs = std::filesystem;

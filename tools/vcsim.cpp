@@ -26,7 +26,7 @@
 #include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
 #include "engine/step_guard.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "tools/sweep/sweep.h"
 #include "tools/vcexport.h"
 
@@ -379,14 +379,8 @@ int main(int argc, char** argv) {
     scenario = vcsim::load_scenario(file, overrides);
     built = vcsim::build_world(scenario);
     preflight = vcsim::preflight(scenario, built);
-  } catch (const vcsim::InputError& e) {
+  } catch (const vcsim::LocatedError& e) {  // the loader's, the geometry's and the contact models'
     return print_input_error(e);
-  } catch (const vcsim::geo::GeometryError& e) {
-    std::cerr << vcsim::geo::format_location_message(e.where, vcsim::with_expected(e.expected)) << "\n";
-    return 2;
-  } catch (const vcsim::contact::ContactError& e) {
-    std::cerr << vcsim::geo::format_location_message(e.where, vcsim::with_expected(e.expected)) << "\n";
-    return 2;
   } catch (const std::exception& e) {
     std::cerr << file << ": error: " << e.what() << "\n";
     return 2;
@@ -397,8 +391,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> warnings;
   for (const auto& w : preflight.warnings) {
     warnings.push_back(w.text());
-    std::cerr << (strict ? vcsim::format_input_error(w.file, w.line, w.column, w.key_path, w.message) : w.text())
-              << "\n";
+    std::cerr << (strict ? vcsim::format_located(w.where, w.message) : w.text()) << "\n";
   }
   if (strict && !warnings.empty()) {
     std::cerr << "error: " << warnings.size() << " warning(s) with --strict; nothing run\n";

@@ -312,7 +312,8 @@ void read_simulation(const YamlReader& L, const YAML::Node& root, Scenario& sc) 
       if (YAML::Node k = YamlReader::find(s, key); k.IsDefined())
         L.fail(
             k, std::string("simulation.") + key,
-            "error-control settings only with an adaptive integrator (dopri5, bs23); integrator is " + sc.integrator);
+            "expected error-control settings only with an adaptive integrator (dopri5, bs23, rosenbrock23); got "
+            "integrator " + sc.integrator);
   }
   if (YAML::Node g = YamlReader::find(s, "geometry_tolerance"); g.IsDefined()) {
     sc.geometry_tolerance = L.positive(g, "simulation.geometry_tolerance", "a relative tolerance");

@@ -121,7 +121,7 @@ geo::SourceLocation YamlReader::locate(const YAML::Node& node, const std::string
 
 void YamlReader::fail(const YAML::Node& node, const std::string& path, const std::string& expected) const {
   const geo::SourceLocation w = locate(node, path);
-  throw InputError(w.file, w.line, w.column, path, expected);
+  throw InputError(w, expected);
 }
 
 void YamlReader::fail_got(const YAML::Node& node, const std::string& path, const std::string& expected) const {
@@ -311,7 +311,7 @@ Mat3 YamlReader::inertia(const YAML::Node& n, const std::string& path) const {
 
 void YamlReader::warn(const YAML::Node& node, const std::string& path, const std::string& message) const {
   const geo::SourceLocation w = locate(node, path);
-  warnings.push_back(InputWarning{w.file, w.line, w.column, path, message});
+  warnings.push_back(InputWarning{w, message});
 }
 
 void YamlReader::check_range(const YAML::Node& node, const std::string& path, double x, double low, double high,

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 #include "geometry/mesh.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

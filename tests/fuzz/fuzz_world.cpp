@@ -11,7 +11,7 @@
 #include "engine/preflight.h"
 #include "engine/io/scenario_loader.h"
 #include "engine/simulation.h"
-#include "geometry/geometry_error.h"
+#include "geometry/located_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -19,9 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Relative mesh files resolve next to this (non-existent) path: a missing file is an input error.
     const vcsim::Scenario sc = vcsim::load_scenario_text(text, "/nonexistent/fuzz.yaml");
     vcsim::preflight(sc, vcsim::build_world(sc));
-  } catch (const vcsim::InputError&) {
-  } catch (const vcsim::geo::GeometryError&) {
-  } catch (const vcsim::contact::ContactError&) {
+  } catch (const vcsim::LocatedError&) {  // input, geometry and contact errors
   }
   return 0;
 }

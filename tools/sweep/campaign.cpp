@@ -98,7 +98,7 @@ void set_in_document(YAML::Node& doc, const std::string& path) {
 // The loader's error `e` as an error in the sweep file at `at`: "expected WHAT; got GOT (the loader's words)".
 InputError in_sweep_file(const Spec& s, const InputError& e, const YAML::Node& at, const std::string& kp,
                          const std::string& what, const std::string& got) {
-  std::string detail = e.key_path.empty() ? e.expected : e.key_path + ": " + e.expected;
+  std::string detail = e.where.key_path.empty() ? e.expected : e.where.key_path + ": " + e.expected;
   const YAML::Mark m = at.Mark();
   return InputError(s.file, m.line + 1, m.column + 1, kp, "expected " + what + "; got " + got + " (" + detail + ")");
 }
@@ -112,7 +112,7 @@ void load_base(Campaign& c) {
     base = load_scenario(s.base, fixed);
   } catch (const InputError& e) {
     for (size_t i = 0; i < s.fixed.size(); ++i)
-      if (e.file.find("--set " + fixed[i]) != std::string::npos)
+      if (e.where.file.find("--set " + fixed[i]) != std::string::npos)
         throw in_sweep_file(s, e, s.fixed_nodes[i], "fixed." + s.fixed[i].first,
                             "an override of " + s.base + " (as --set)", "'" + fixed[i] + "'");
     const YAML::Node root = YAML::Load(s.text);
@@ -138,10 +138,10 @@ void check_parameter_paths(const Campaign& c) {
       // a path problem (a typo, or a key the scenario format does not know).
       const std::string canon = canonical_path(p.path);
       const bool value_error = path_in_document(base_doc, p.path) &&
-                               (e.key_path == canon ||
-                                (e.key_path.size() > canon.size() && e.key_path.compare(0, canon.size(), canon) == 0 &&
-                                 (e.key_path[canon.size()] == '.' || e.key_path[canon.size()] == '[')));
-      if (!value_error || e.file.find("--set " + o.back()) == std::string::npos)
+                               (e.where.key_path == canon ||
+                                (e.where.key_path.size() > canon.size() && e.where.key_path.compare(0, canon.size(), canon) == 0 &&
+                                 (e.where.key_path[canon.size()] == '.' || e.where.key_path[canon.size()] == '[')));
+      if (!value_error || e.where.file.find("--set " + o.back()) == std::string::npos)
         throw in_sweep_file(s, e, p.path_node, p.key_path + ".path", "a path of a value in " + s.base + " (as for --set)",
                             "'" + p.path + "'");
     }
@@ -158,7 +158,7 @@ void check_runs(const Campaign& c) {
     } catch (const InputError& e) {
       for (size_t k = 0; k < s.params.size(); ++k) {
         const Parameter& p = s.params[k];
-        if (e.file.find("--set " + o[s.fixed.size() + k]) == std::string::npos) continue;
+        if (e.where.file.find("--set " + o[s.fixed.size() + k]) == std::string::npos) continue;
         if (p.kind == "list") {
           const auto it = std::find(p.values.begin(), p.values.end(), c.values[r][k]);
           const size_t j = size_t(it - p.values.begin());
