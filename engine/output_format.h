@@ -1,0 +1,31 @@
+// The HDF5 layout of a run's output (docs/output-format.md): the format version and, for a layout, every dataset
+// with its path, shape, units and attributes, in the order of the writer's flat sample rows.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/output_hdf5.h"
+
+namespace vcsim {
+
+constexpr int kOutputFormatVersion = 1;
+
+// One HDF5 dataset fed by `width` consecutive values of a flat sample row.
+struct OutputColumn {
+  std::string path;
+  size_t offset = 0;
+  int width = 1;
+  bool rank2 = true;      // [N, width]; false: [N]
+  bool is_uint8 = false;  // in_contact flags
+  std::string units, description;
+  std::vector<std::pair<std::string, std::string>> extra_attributes;
+};
+
+// The flat row order: time | step_size (adaptive runs) | per body: position(3) orientation w,x,y,z(4) velocity(3)
+// angular_velocity(3) | energy kinetic, potential, contact, total | per pair: in_contact, force(3), point(3),
+// torque_about_point(3), torque_about_body_i(3), channels | per impulse: count, last_time, linear(3), angular(3).
+// Throws std::runtime_error on a name that cannot be an HDF5 path or that clashes.
+std::vector<OutputColumn> output_columns(const OutputLayout& layout);
+
+}  // namespace vcsim
