@@ -253,6 +253,11 @@ std::vector<Case> catalogue() {
        {"simulation.step"}},
       {"set_index_out_of_range", B,
        "@: --set contacts[5].k=1e5: error: contacts[5]: expected an index below 1 (contacts has 1 items); got 5", {"contacts[5].k=1e5"}},
+      // An index too long for std::stoul threw std::out_of_range past every handler (fuzzing, 2026-11-25).
+      {"set_index_beyond_any_list", B,
+       "@: --set contacts[99999999999999999999].k=1e5: error: contacts[99999999999999999999]: expected an index below 1 "
+       "(contacts has 1 items); got 99999999999999999999",
+       {"contacts[99999999999999999999].k=1e5"}},
       {"set_through_scalar", B,
        "@: --set simulation.step.x=1: error: simulation.step.x: expected simulation.step to be a map or list to descend into; got '0.001'", {"simulation.step.x=1"}},
       {"set_empty_segment", B,

@@ -75,8 +75,8 @@ Override apply_override(YAML::Node& root, const std::string& text, const std::st
       if (!is_index(seg))
         throw InputError(where, 0, 0, child_path(parent, seg),
                          "expected a list index [N] after " + parent + " (a list); got '" + seg + "'");
-      const size_t idx = std::stoul(seg);
-      canon = index_path(parent, idx);
+      const size_t idx = parse_index(seg);
+      canon = idx == kNotAnIndex ? parent + "[" + seg + "]" : index_path(parent, idx);
       if (idx > cur.size() || (!last && idx == cur.size()))
         throw InputError(where, 0, 0, canon,
                          "expected an index below " + std::to_string(cur.size()) + " (" + parent + " has " +
@@ -127,7 +127,7 @@ Override apply_override(YAML::Node& root, const std::string& text, const std::st
       std::string rest = canon;
       for (size_t j = i + 1; j < segs.size(); ++j) {
         const std::string list = rest;
-        rest = is_index(segs[j]) ? index_path(rest, std::stoul(segs[j].substr(0, 9))) : child_path(rest, segs[j]);
+        rest = is_index(segs[j]) ? rest + "[" + segs[j] + "]" : child_path(rest, segs[j]);
         if (is_index(segs[j]) && segs[j].find_first_not_of('0') != std::string::npos)
           throw InputError(where, 0, 0, rest, "expected index 0 of " + list + " (a new list, 0 items); got " + segs[j]);
       }

@@ -69,6 +69,14 @@ std::string child_path(const std::string& parent, const std::string& key) {
 }
 std::string index_path(const std::string& parent, size_t i) { return parent + "[" + std::to_string(i) + "]"; }
 
+size_t parse_index(const std::string& digits) {
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return kNotAnIndex;
+  const size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return 0;
+  if (digits.size() - first > 9) return kNotAnIndex;
+  return std::stoul(digits.substr(first));
+}
+
 // What a node holds, for the "; got ..." part of a message.
 std::string describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing (null)";

@@ -4,6 +4,7 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -26,6 +27,10 @@ std::string join_list(const std::vector<std::string>& items);
 std::string fmt_number(double x);  // 12 significant digits
 std::string child_path(const std::string& parent, const std::string& key);
 std::string index_path(const std::string& parent, size_t i);
+// A list index written as decimal digits. Indices too long to be real (more than 9 digits, which std::stoul
+// would throw on or wrap) come back as kNotAnIndex, so callers report them like any index out of range.
+constexpr size_t kNotAnIndex = static_cast<size_t>(-1);
+size_t parse_index(const std::string& digits);
 // What a node holds, for the "; got ..." part of a message.
 std::string describe(const YAML::Node& n);
 // Letters, digits, '_' and '-': names that become HDF5 group names and key-path segments.

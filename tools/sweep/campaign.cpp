@@ -65,8 +65,9 @@ bool path_in_document(const YAML::Node& doc, const std::string& path) {
   for (const auto& seg : path_segments(path)) {
     YAML::Node next;
     if (cur.IsSequence()) {
-      if (seg.find_first_not_of("0123456789") != std::string::npos || std::stoul(seg) >= cur.size()) return false;
-      next.reset(cur[std::stoul(seg)]);
+      const size_t idx = io::parse_index(seg);
+      if (idx == io::kNotAnIndex || idx >= cur.size()) return false;
+      next.reset(cur[idx]);
     } else if (cur.IsMap()) {
       bool found = false;
       for (auto it = cur.begin(); it != cur.end(); ++it)

@@ -50,9 +50,9 @@ SeriesRef parse_series(const Spec& s, const YAML::Node& n, const std::string& kp
   if (!t.empty() && t.back() == ']') {
     const size_t open = t.rfind('[');
     const std::string idx = open == std::string::npos ? "" : t.substr(open + 1, t.size() - open - 2);
-    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos)
-      fail(s, n, kp, "expected a component index [N]; got '" + text + "'");
-    r.component = std::stoi(idx);
+    const size_t component = io::parse_index(idx);
+    if (component == io::kNotAnIndex) fail(s, n, kp, "expected a component index [N]; got '" + text + "'");
+    r.component = static_cast<int>(component);
     t = t.substr(0, open);
   }
   std::vector<std::string> segs;
