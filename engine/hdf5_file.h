@@ -133,7 +133,7 @@ class Hdf5File {
       write_text(g, "trigger", imp.trigger);
       H5Gclose(g);
     }
-    write_text(file_, "format", "vcsim-output");
+    write_text(file_, "format", kOutputFormatName);
     write_number(file_, "format_version", kOutputFormatVersion);
     write_text(file_, "scenario_name", layout.scenario_name);
     write_text(file_, "quaternion_order", "w,x,y,z");

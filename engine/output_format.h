@@ -10,6 +10,27 @@
 namespace vcsim {
 
 constexpr int kOutputFormatVersion = 1;
+constexpr const char* kOutputFormatName = "vcsim-output";  // the root attribute `format`
+
+// Dataset paths, for the writer (output_columns) and every reader (engine/output_reader.h, sweep outcomes, export).
+namespace output_path {
+constexpr const char* kTime = "/time";
+constexpr const char* kStepSize = "/step_size";
+// The per-body series, in the row order; orientation is the (w, x, y, z) quaternion.
+inline const std::vector<std::string> kBodyFields = {"position", "orientation", "velocity", "angular_velocity"};
+inline const std::vector<std::string> kEnergyFields = {"kinetic", "potential", "contact", "total"};
+// Every pair has these; a model's own channels follow them (contact::Channel).
+inline const std::vector<std::string> kPairFields = {"in_contact", "force", "point", "torque_about_point",
+                                                     "torque_about_body_i"};
+inline std::string body(const std::string& name, const std::string& field) { return "/bodies/" + name + "/" + field; }
+inline std::string energy(const std::string& field) { return "/energy/" + field; }
+inline std::string contact(const std::string& pair, const std::string& field) {
+  return "/contacts/" + pair + "/" + field;
+}
+inline std::string impulse(const std::string& name, const std::string& field) {
+  return "/impulses/" + name + "/" + field;
+}
+}  // namespace output_path
 
 // One HDF5 dataset fed by `width` consecutive values of a flat sample row.
 struct OutputColumn {

@@ -1,7 +1,6 @@
 // `vcsim export`: vcsim HDF5 output -> VTK XML PolyData (.vtp) per body per frame + a .pvd collection.
 #include "tools/vcexport.h"
 
-#include <hdf5.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -22,6 +21,8 @@
 
 #include "engine/input_error.h"
 #include "engine/io/scenario_loader.h"
+#include "engine/output_format.h"
+#include "engine/output_reader.h"
 #include "engine/simulation.h"
 #include "geometry/located_error.h"
 #include "geometry/surface_mesh.h"
@@ -34,71 +35,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// ---------------------------------------------------------------------------------------------
-// HDF5 reading (C API; errors are reported by return values, the library's own stack printing is off).
-
-struct H5Id {
-  hid_t id = -1;
-  herr_t (*close)(hid_t) = nullptr;
-  H5Id(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-  H5Id(const H5Id&) = delete;
-  H5Id& operator=(const H5Id&) = delete;
-  H5Id(H5Id&& o) noexcept : id(o.id), close(o.close) { o.id = -1; }
-  ~H5Id() {
-    if (id >= 0 && close) close(id);
-  }
-  explicit operator bool() const { return id >= 0; }
-};
-
-std::optional<std::string> read_text_attribute(hid_t loc, const char* name) {
-  if (H5Aexists(loc, name) <= 0) return std::nullopt;
-  H5Id a(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
-  if (!a) return std::nullopt;
-  H5Id ft(H5Aget_type(a.id), H5Tclose);
-  if (!ft || H5Tget_class(ft.id) != H5T_STRING) return std::nullopt;
-  H5Id space(H5Aget_space(a.id), H5Sclose);
-  if (H5Sget_simple_extent_npoints(space.id) != 1) return std::nullopt;
-  H5Id mt(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_cset(mt.id, H5Tget_cset(ft.id));
-  if (H5Tis_variable_str(ft.id) > 0) {
-    H5Tset_size(mt.id, H5T_VARIABLE);
-    char* s = nullptr;
-    if (H5Aread(a.id, mt.id, &s) < 0) return std::nullopt;
-    std::string r = s ? s : "";
-    if (s) H5free_memory(s);
-    return r;
-  }
-  const size_t n = H5Tget_size(ft.id);
-  H5Tset_size(mt.id, n);
-  std::string buf(n, '\0');
-  if (H5Aread(a.id, mt.id, buf.data()) < 0) return std::nullopt;
-  buf.resize(std::strlen(buf.c_str()));
-  return buf;
-}
-
-// A numeric dataset read as double, row-major [rows, cols] (cols = 1 for 1-D).
-struct Table {
-  std::vector<double> data;
-  size_t rows = 0, cols = 0;
-  const double* row(size_t i) const { return data.data() + i * cols; }
-};
-
-std::optional<Table> read_table(hid_t file, const std::string& path) {
-  if (H5Lexists(file, path.c_str(), H5P_DEFAULT) <= 0) return std::nullopt;
-  H5Id d(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!d) return std::nullopt;
-  H5Id space(H5Dget_space(d.id), H5Sclose);
-  const int nd = H5Sget_simple_extent_ndims(space.id);
-  if (nd < 1 || nd > 2) return std::nullopt;
-  hsize_t dims[2] = {0, 1};
-  H5Sget_simple_extent_dims(space.id, dims, nullptr);
-  Table t;
-  t.rows = dims[0];
-  t.cols = nd == 2 ? dims[1] : 1;
-  t.data.resize(t.rows * t.cols);
-  if (!t.data.empty() && H5Dread(d.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data.data()) < 0)
-    return std::nullopt;
-  return t;
+// The datasets export needs, copied out of the reader (engine/output_reader.h).
+using Table = Series;
+std::optional<Table> read_table(OutputReader& file, const std::string& path) {
+  if (const Series* s = file.find(path)) return *s;
+  return std::nullopt;
 }
 
 struct PairData {
@@ -115,25 +56,13 @@ struct OutputData {
   std::vector<PairData> pairs;
 };
 
-H5Id open_vcsim_output(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw BadOutputFile(path + ": error: no such file");
-  if (fs::is_directory(path, ec)) throw BadOutputFile(path + ": error: is a directory, not a vcsim HDF5 output");
-  if (access(path.c_str(), R_OK) != 0)
-    throw BadOutputFile(path + ": error: cannot read the file: " + std::strerror(errno));
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  if (H5Fis_hdf5(path.c_str()) <= 0)
-    throw BadOutputFile(path + ": error: not an HDF5 file (expected a vcsim output written by `vcsim run`)");
-  H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file)
-    throw BadOutputFile(path + ": error: cannot open the HDF5 file (is a run still writing it? "
-                               "see docs/output-format.md, 'Reading it')");
-  const auto format = read_text_attribute(file.id, "format");
-  if (!format || *format != "vcsim-output" || H5Lexists(file.id, "time", H5P_DEFAULT) <= 0 ||
-      H5Lexists(file.id, "bodies", H5P_DEFAULT) <= 0)
-    throw BadOutputFile(path + ": error: HDF5 file is not a vcsim output (expected the root attribute format = "
-                               "\"vcsim-output\" and the groups /time and /bodies; see docs/output-format.md)");
-  return file;
+// Opens a vcsim output; BadOutputFile (exit status 2) saying what is wrong otherwise.
+OutputReader open_vcsim_output(const std::string& path) {
+  try {
+    return OutputReader(path);
+  } catch (const OutputReadError& e) {
+    throw BadOutputFile(e.what());
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,15 +258,15 @@ ExportSummary export_vtk(const ExportOptions& options) {
   ExportSummary summary;
   OutputData out;
   {
-    H5Id file = open_vcsim_output(options.input);
-    out.scenario_text = read_text_attribute(file.id, "scenario").value_or("");
-    out.scenario_file = read_text_attribute(file.id, "scenario_file").value_or("");
-    out.scenario_name = read_text_attribute(file.id, "scenario_name").value_or(fs::path(options.input).stem().string());
-    out.status = read_text_attribute(file.id, "status").value_or("");
+    OutputReader file = open_vcsim_output(options.input);
+    out.scenario_text = file.text("scenario").value_or("");
+    out.scenario_file = file.text("scenario_file").value_or("");
+    out.scenario_name = file.text("scenario_name").value_or(fs::path(options.input).stem().string());
+    out.status = file.text("status").value_or("");
     if (out.scenario_text.empty())
       throw BadOutputFile(options.input + ": error: the vcsim output has no `scenario` attribute (the scenario text "
                                           "is needed to rebuild the bodies' geometry)");
-    auto time = read_table(file.id, "time");
+    auto time = read_table(file, output_path::kTime);
     if (!time) throw BadOutputFile(options.input + ": error: cannot read /time");
     out.time = std::move(*time);
     out.samples = out.time.rows;
@@ -363,8 +292,8 @@ ExportSummary export_vtk(const ExportOptions& options) {
     World& world = built.world;
 
     for (const auto& b : world.bodies) {
-      auto p = read_table(file.id, "bodies/" + b.name + "/position");
-      auto q = read_table(file.id, "bodies/" + b.name + "/orientation");
+      auto p = read_table(file, output_path::body(b.name, "position"));
+      auto q = read_table(file, output_path::body(b.name, "orientation"));
       if (!p || !q || p->cols != 3 || q->cols != 4)
         throw BadOutputFile(options.input + ": error: body '" + b.name +
                             "' of the stored scenario has no position/orientation datasets");
@@ -372,19 +301,18 @@ ExportSummary export_vtk(const ExportOptions& options) {
       out.body_pose[b.name] = {std::move(*p), std::move(*q)};
     }
     for (const auto& c : world.contacts) {
-      const std::string g = "contacts/" + c.name + "/";
       PairData pd;
       pd.name = c.name;
-      auto ic = read_table(file.id, g + "in_contact");
-      auto f = read_table(file.id, g + "force");
-      auto pt = read_table(file.id, g + "point");
-      auto tq = read_table(file.id, g + "torque_about_point");
+      auto ic = read_table(file, output_path::contact(c.name, "in_contact"));
+      auto f = read_table(file, output_path::contact(c.name, "force"));
+      auto pt = read_table(file, output_path::contact(c.name, "point"));
+      auto tq = read_table(file, output_path::contact(c.name, "torque_about_point"));
       if (!ic || !f || !pt || !tq) continue;  // an older file without this pair: no glyphs for it
       pd.in_contact = std::move(*ic), pd.force = std::move(*f), pd.point = std::move(*pt);
       pd.torque_about_point = std::move(*tq);
-      pd.normal = read_table(file.id, g + "normal");
+      pd.normal = read_table(file, output_path::contact(c.name, "normal"));
       if (pd.normal && pd.normal->cols != 3) pd.normal.reset();
-      pd.volume = read_table(file.id, g + "volume");
+      pd.volume = read_table(file, output_path::contact(c.name, "volume"));
       if (pd.volume && pd.volume->cols != 1) pd.volume.reset();
       out.samples = std::min({out.samples, pd.in_contact.rows, pd.force.rows, pd.point.rows});
       out.pairs.push_back(std::move(pd));

@@ -1,8 +1,6 @@
 // The outcomes: see tools/sweep/outcomes.h.
 #include "tools/sweep/outcomes.h"
 
-#include <hdf5.h>
-
 #include <Eigen/Geometry>
 
 #include <algorithm>
@@ -12,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/output_format.h"
+#include "engine/output_reader.h"
 #include "tools/sweep/spec.h"
 
 namespace vcsim::sweep {
@@ -70,25 +70,25 @@ SeriesRef parse_series(const Spec& s, const YAML::Node& n, const std::string& kp
                        " or norm); got '" + c + "' in '" + text + "'");
   };
   if (segs.size() == 1 && segs[0] == "time" && r.component == -1) {
-    r.dataset = "/time";
+    r.dataset = output_path::kTime;
     return r;
   }
   if (segs.size() == 2 && segs[0] == "energy") {
-    expect_one_of(s, n, kp, segs[1], {"kinetic", "potential", "contact", "total"}, "an energy");
-    r.dataset = "/energy/" + segs[1];
+    expect_one_of(s, n, kp, segs[1], output_path::kEnergyFields, "an energy");
+    r.dataset = output_path::energy(segs[1]);
     return r;
   }
   if (segs.size() >= 3 && segs[0] == "bodies") {
     expect_one_of(s, n, kp, segs[1], k.bodies, "a body of the scenario");
-    expect_one_of(s, n, kp, segs[2], {"position", "orientation", "velocity", "angular_velocity"}, "a body series");
-    r.dataset = "/bodies/" + segs[1] + "/" + segs[2];
+    expect_one_of(s, n, kp, segs[2], output_path::kBodyFields, "a body series");
+    r.dataset = output_path::body(segs[1], segs[2]);
     if (segs.size() == 4 && r.component == -1) r.component = component_of(segs[3], segs[2] == "orientation");
     else if (segs.size() != 3 || r.component == -1) fail(s, n, kp, "expected " + usage + "; got '" + text + "'");
     return r;
   }
   if (segs.size() >= 3 && segs[0] == "contacts") {
     expect_one_of(s, n, kp, segs[1], k.pairs, "a contact pair of the scenario");
-    r.dataset = "/contacts/" + segs[1] + "/" + segs[2];
+    r.dataset = output_path::contact(segs[1], segs[2]);
     if (segs.size() == 4 && r.component == -1) r.component = component_of(segs[3], false);
     else if (segs.size() != 3) fail(s, n, kp, "expected " + usage + "; got '" + text + "'");
     return r;
@@ -182,7 +182,7 @@ Outcome parse_outcome(const Spec& s, const YAML::Node& name, const YAML::Node& d
   } else if (o.kind == "max_force") {  // max of contacts.PAIR.force.norm
     check_keys(s, d, kp, {"max_force", "from"}, "a max_force outcome");
     o.pair = pair_of(s, v, vk, k);
-    o.series.dataset = "/contacts/" + o.pair + "/force";
+    o.series.dataset = output_path::contact(o.pair, "force");
     o.series.component = -2;
     o.series.text = "contacts." + o.pair + ".force.norm";
     o.kind = "max";
@@ -203,54 +203,8 @@ Outcome parse_outcome(const Spec& s, const YAML::Node& name, const YAML::Node& d
 // ---------------------------------------------------------------------------------------------
 // Their values in a run's output
 
-struct H5Series {
-  std::vector<double> data;
-  size_t rows = 0, cols = 1;
-  bool ok = false;
-};
-
-H5Series read_dataset(hid_t file, const std::string& path) {
-  H5Series s;
-  if (H5Lexists(file, path.c_str(), H5P_DEFAULT) <= 0) return s;
-  const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
-  if (d < 0) return s;
-  const hid_t sp = H5Dget_space(d);
-  hsize_t dims[2] = {0, 1};
-  const int rank = H5Sget_simple_extent_ndims(sp);
-  if (rank >= 1 && rank <= 2) {
-    H5Sget_simple_extent_dims(sp, dims, nullptr);
-    s.rows = dims[0];
-    s.cols = rank == 2 ? dims[1] : 1;
-    s.data.resize(s.rows * s.cols);
-    s.ok = s.data.empty() || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data.data()) >= 0;
-  }
-  H5Sclose(sp);
-  H5Dclose(d);
-  return s;
-}
-
-// A run's output file, each dataset read once.
-struct RunOutput {
-  hid_t file;
-  std::map<std::string, H5Series> datasets;
-
-  explicit RunOutput(const std::string& h5) : file(H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {
-    if (file < 0) throw std::runtime_error("cannot open " + h5);
-  }
-  ~RunOutput() { H5Fclose(file); }
-  RunOutput(const RunOutput&) = delete;
-  RunOutput& operator=(const RunOutput&) = delete;
-
-  const H5Series& get(const std::string& path) {
-    auto it = datasets.find(path);
-    if (it == datasets.end()) it = datasets.emplace(path, read_dataset(file, path)).first;
-    if (!it->second.ok) throw std::runtime_error("the run's output has no dataset " + path);
-    return it->second;
-  }
-};
-
-double component(const H5Series& s, size_t row, int comp) {
-  const double* p = &s.data[row * s.cols];
+double component(const Series& s, size_t row, int comp) {
+  const double* p = s.row(row);
   if (comp == -2) {
     double n = 0;
     for (size_t k = 0; k < s.cols; ++k) n += p[k] * p[k];
@@ -261,12 +215,12 @@ double component(const H5Series& s, size_t row, int comp) {
 }
 
 // The first of the n samples at which the event outcome `o` holds; n if it never does.
-size_t event_row(const Campaign& c, const Outcome& o, RunOutput& f, size_t n) {
+size_t event_row(const Campaign& c, const Outcome& o, OutputReader& f, size_t n) {
   size_t row = n;
   if (o.event == "first_contact" || o.event == "last_contact") {
-    std::vector<const H5Series*> cs;
+    std::vector<const Series*> cs;
     for (const auto& p : c.pair_names)
-      if (o.pair.empty() || o.pair == p) cs.push_back(&f.get("/contacts/" + p + "/in_contact"));
+      if (o.pair.empty() || o.pair == p) cs.push_back(&f.get(output_path::contact(p, "in_contact")));
     auto touching = [&](size_t i) {
       for (auto* d : cs)
         if (d->data[i] != 0) return true;
@@ -283,7 +237,7 @@ size_t event_row(const Campaign& c, const Outcome& o, RunOutput& f, size_t n) {
         }
     }
   } else if (o.event == "inverted") {
-    const H5Series& q = f.get("/bodies/" + o.body + "/orientation");
+    const Series& q = f.get(output_path::body(o.body, "orientation"));
     auto up_component = [&](size_t i) {
       const double* w = &q.data[i * 4];
       const Eigen::Quaterniond rq(w[0], w[1], w[2], w[3]);
@@ -294,8 +248,8 @@ size_t event_row(const Campaign& c, const Outcome& o, RunOutput& f, size_t n) {
     for (size_t i = 1; i < n && row == n; ++i)
       if (s0 != 0 && up_component(i) * s0 < 0) row = i;
   } else {
-    const H5Series& v = f.get("/bodies/" + o.body + "/velocity");
-    const H5Series& w = f.get("/bodies/" + o.body + "/angular_velocity");
+    const Series& v = f.get(output_path::body(o.body, "velocity"));
+    const Series& w = f.get(output_path::body(o.body, "angular_velocity"));
     auto moving = [&](size_t i) { return component(v, i, -2) > o.speed || component(w, i, -2) > o.angular_speed; };
     if (o.event == "starts_moving") {  // the first sample with |v| > speed or |w| > angular_speed
       for (size_t i = 0; i < n && row == n; ++i)
@@ -342,8 +296,8 @@ void parse_outcomes(Spec& s, const std::vector<std::string>& bodies, const std::
 
 std::vector<double> compute_outcomes(const Campaign& c, long run, const std::string& h5) {
   const Spec& s = c.spec;
-  RunOutput f(h5);
-  const H5Series& time = f.get("/time");
+  OutputReader f(h5);
+  const Series& time = f.get(output_path::kTime);
   const size_t n = time.rows;
   if (n == 0) throw std::runtime_error("the run's output has no samples");
   std::map<std::string, size_t> event_rows;  // for `from`
@@ -359,7 +313,7 @@ std::vector<double> compute_outcomes(const Campaign& c, long run, const std::str
     if (o.kind == "final" || o.kind == "initial") {
       out.push_back(component(f.get(o.series.dataset), o.kind == "final" ? n - 1 : 0, o.series.component));
     } else if (o.kind == "max" || o.kind == "min") {
-      const H5Series& d = f.get(o.series.dataset);
+      const Series& d = f.get(o.series.dataset);
       size_t from = 0;
       if (!o.from.empty()) from = event_rows.count(o.from) ? event_rows[o.from] : n;
       double v = kNaN;
@@ -369,12 +323,12 @@ std::vector<double> compute_outcomes(const Campaign& c, long run, const std::str
       }
       out.push_back(v);
     } else if (o.kind == "final_pose") {
-      const H5Series& p = f.get("/bodies/" + o.body + "/position");
-      const H5Series& q = f.get("/bodies/" + o.body + "/orientation");
+      const Series& p = f.get(output_path::body(o.body, "position"));
+      const Series& q = f.get(output_path::body(o.body, "orientation"));
       for (int k = 0; k < 3; ++k) out.push_back(p.data[(n - 1) * 3 + k]);
       for (int k = 0; k < 4; ++k) out.push_back(q.data[(n - 1) * 4 + k]);
     } else if (o.kind == "energy_dissipated") {
-      const H5Series& e = f.get("/energy/total");
+      const Series& e = f.get(output_path::energy("total"));
       out.push_back(e.data[0] - e.data[n - 1]);
     } else if (o.kind == "expression") {
       out.push_back(eval(*o.expression, columns()));
