@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "benchmarks/bench_support.h"
-#include "tests/geometry_support.h"
+#include "engine/io/scenario_loader.h"
 #include "geometry/interference.h"
 
 using namespace vcsim;
@@ -44,8 +44,12 @@ int main() {
   const Cell ball_c = one_cell(ball), small_c = one_cell(small_ball), table_c = one_cell(table), box_c = one_cell(box);
   const Cell table_box_c = one_cell(table_box);
   auto cap = [](double R, double h) { return M_PI * h * h * (3 * R - h) / 3; };
-  // ball_in_cylinder's grooved block: box ∩ complement of a 1 m cylinder along Y, groove bottom at z = 0.
-  const Cell groove_c = geometry_support::groove_cell();
+  // ball_in_cylinder's grooved block, read from its scenario: box ∩ complement of a 1 m cylinder along Y, groove
+  // bottom at z = 0.
+  const Scenario groove_scene = load_scenario(std::string(VCSIM_SOURCE_DIR) + "/scenarios/ball_in_cylinder.yaml");
+  const auto block = std::find_if(groove_scene.bodies.begin(), groove_scene.bodies.end(),
+                                  [](const BodySpec& b) { return b.name == "block"; });
+  const Cell groove_c = make_body_geometry(*block->geometry, "").cells.at(0);
   const std::vector<Case> cases{
       {"sphere R=0.1 m, h=2.5 mm", ball_c, table_c, Pose{Vec3(0.0123, -0.0456, 0.1 - 2.5e-3), Quat::Identity()}, Pose{},
        cap(0.1, 2.5e-3)},

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "benchmarks/bench_support.h"
-#include "tests/doughnut_closed_form.h"
+#include "closed_forms/doughnut_on_cone.h"
 #include "geometry/interference.h"
 
 using namespace vcsim;

@@ -27,25 +27,33 @@ geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, con
   return geo::interference(ci, bi.pose, cj, bj.pose, options_);
 }
 
+namespace {
+
+// The cellular model's channels: the sums over the cell pairs, then one value per pair (index ci * n_cells_j + cj).
+void write_cellular_channels(ChannelRow& row, const std::vector<VolumetricEvaluation>& ev, int active, double vol,
+                             const Vec3& P, double fn, const Vec3& Ft, const ContactDiagnostics& d) {
+  const int np = static_cast<int>(ev.size());
+  row.add("active_pairs", "1", "number of overlapping cell pairs", {double(active)});
+  row.add("volume", "m^3", "total interference volume over the cell pairs", {vol});
+  row.add("centroid", "m", "volume-weighted centroid of the active pairs (world): the reported point of action", P);
+  row.add("normal_force", "N", "sum of the pairs' f_n", {fn});
+  row.add("friction_force", "N", "sum of the pairs' friction forces on body i", Ft);
+  row.add_each("pair_volume", "m^3", "V per cell pair (index ci * n_cells_j + cj)", np,
+               [&](int k) { return ev[k].volume; });
+  row.add_each("pair_normal", "1", "normal per cell pair", 3 * np, [&](int k) { return ev[k / 3].normal[k % 3]; });
+  row.add_each("pair_r_gyr", "m", "radius of gyration per cell pair", np, [&](int k) { return ev[k].r_gyr; });
+  row.add_each("pair_stick", "1", "stick weight s per cell pair", np, [&](int k) { return ev[k].s; });
+  row.add_each("pair_c_v", "1", "Contensou C_v per cell pair", np, [&](int k) { return ev[k].c_v; });
+  row.add_each("pair_c_w", "1", "Contensou C_w per cell pair", np, [&](int k) { return ev[k].c_w; });
+  write_diagnostics(row, d, false);  // active_pairs is above
+}
+
+}  // namespace
+
 std::vector<Channel> CellularContact::channels() const {
-  const int np = num_pairs();
-  std::vector<Channel> ch = {
-      {"active_pairs", 1, "1", "number of overlapping cell pairs"},
-      {"volume", 1, "m^3", "total interference volume over the cell pairs"},
-      {"centroid", 3, "m", "volume-weighted centroid of the active pairs (world): the reported point of action"},
-      {"normal_force", 1, "N", "sum of the pairs' f_n"},
-      {"friction_force", 3, "N", "sum of the pairs' friction forces on body i"},
-      {"pair_volume", np, "m^3", "V per cell pair (index ci * n_cells_j + cj)"},
-      {"pair_normal", 3 * np, "1", "normal per cell pair"},
-      {"pair_r_gyr", np, "m", "radius of gyration per cell pair"},
-      {"pair_stick", np, "1", "stick weight s per cell pair"},
-      {"pair_c_v", np, "1", "Contensou C_v per cell pair"},
-      {"pair_c_w", np, "1", "Contensou C_w per cell pair"},
-  };
-  // Centre of pressure, moment about the normal, dimension (contact_diagnostics.h); active_pairs is above.
-  for (auto& c : diagnostic_channels())
-    if (c.name != "active_pairs") ch.push_back(c);
-  return ch;
+  const std::vector<VolumetricEvaluation> ev(num_pairs());
+  const Vec3 zero = Vec3::Zero();
+  return channel_names([&](ChannelRow& row) { write_cellular_channels(row, ev, 0, 0, zero, 0, zero, {}); });
 }
 
 void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
@@ -88,14 +96,6 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
   r.couple = C;
   r.elastic_power = power;
   r.bristle_energy = held;
-  r.channels = {double(active), vol, P.x(), P.y(), P.z(), fn, Ft.x(), Ft.y(), Ft.z()};
-  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].volume);
-  for (int k = 0; k < np; ++k)
-    for (int c = 0; c < 3; ++c) r.channels.push_back(ev[k].normal[c]);
-  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].r_gyr);
-  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].s);
-  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].c_v);
-  for (int k = 0; k < np; ++k) r.channels.push_back(ev[k].c_w);
   // Diagnostics of the whole pair: the normal is the force-weighted mean of the pairs' normals, the inertia the
   // pairs' inertias moved to P (parallel axes), the centre of pressure that of the total wrench (F at P, couple C).
   Vec3 n = Vec3::Zero();
@@ -106,14 +106,14 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
     const Vec3 d = ev[k].centroid - P;
     J += inertia[k] + ev[k].volume * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
   }
-  Vec3 cop = Vec3::Zero();
-  double m_n = 0, dim = -1;
+  ContactDiagnostics d;
   if (active > 0 && n.squaredNorm() > 0) {
     n.normalize();
-    centre_of_pressure(n, F, P, C, cop, m_n);
-    dim = contact_dimension(vol, J, n);
+    centre_of_pressure(n, F, P, C, d.center_of_pressure, d.normal_moment);
+    d.dimension = contact_dimension(vol, J, n);
   }
-  r.channels.insert(r.channels.end(), {cop.x(), cop.y(), cop.z(), m_n, dim});
+  ChannelRow row(r.channels);
+  write_cellular_channels(row, ev, active, vol, P, fn, Ft, d);
 }
 
 void CellularContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {

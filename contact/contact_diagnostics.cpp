@@ -30,25 +30,17 @@ double contact_dimension(double volume, const Mat3& inertia, const Vec3& n_in) {
   return 1;                                                  // wide one way only, or elongated: line
 }
 
-std::vector<Channel> diagnostic_channels() {
-  return {
-      {"center_of_pressure", 3, "m",
-       "centre of pressure (Xie & Chakraborty's equivalent contact point): p + n x C/(F.n) on the plane through the "
-       "point of action normal to n (world)"},
-      {"normal_moment", 1, "N m", "net moment about the normal at the centre of pressure (on body i)"},
-      {"contact_dimension", 1, "1",
-       "dimension of the contact region: -1 none, 0 point, 1 line, 2 surface (interference inertia eigenvalues)"},
-      {"active_pairs", 1, "1", "number of contacting cell pairs"},
-  };
-}
-
-void append_diagnostics(const ContactDiagnostics& d, std::vector<double>& ch) {
-  ch.push_back(d.center_of_pressure.x());
-  ch.push_back(d.center_of_pressure.y());
-  ch.push_back(d.center_of_pressure.z());
-  ch.push_back(d.normal_moment);
-  ch.push_back(d.dimension);
-  ch.push_back(d.active_pairs);
+void write_diagnostics(ChannelRow& row, const ContactDiagnostics& d, bool with_active_pairs) {
+  row.add("center_of_pressure", "m",
+          "centre of pressure (Xie & Chakraborty's equivalent contact point): p + n x C/(F.n) on the plane through "
+          "the point of action normal to n (world)",
+          d.center_of_pressure);
+  row.add("normal_moment", "N m", "net moment about the normal at the centre of pressure (on body i)",
+          {d.normal_moment});
+  row.add("contact_dimension", "1",
+          "dimension of the contact region: -1 none, 0 point, 1 line, 2 surface (interference inertia eigenvalues)",
+          {d.dimension});
+  if (with_active_pairs) row.add("active_pairs", "1", "number of contacting cell pairs", {d.active_pairs});
 }
 
 }  // namespace vcsim::contact

@@ -31,8 +31,8 @@ void centre_of_pressure(const Vec3& n, const Vec3& F, const Vec3& p, const Vec3&
 constexpr double kDimensionRatio = 4.0;
 double contact_dimension(double volume, const Mat3& inertia, const Vec3& n);
 
-// The four channels, in the order append_diagnostics writes them.
-std::vector<Channel> diagnostic_channels();
-void append_diagnostics(const ContactDiagnostics& d, std::vector<double>& channels);
+// The diagnostic channels every model ends its row with: centre_of_pressure, normal_moment, contact_dimension and,
+// unless the model wrote it earlier, active_pairs.
+void write_diagnostics(ChannelRow& row, const ContactDiagnostics& d, bool with_active_pairs = true);
 
 }  // namespace vcsim::contact

@@ -2,6 +2,7 @@
 // two bodies (and its own internal states, which live in the world state vector) into a wrench
 // on body i and state derivatives. Body j receives the opposite wrench (thesis eq 3.4).
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,47 @@ struct Channel {
   std::string description;
 };
 
+// A model's output channels, names and values written by one function, so that the two cannot drift apart: the
+// model's writer calls add() once per channel, in order. channels() runs it with `names` to collect the list;
+// evaluate() without, so the hot path builds no strings.
+class ChannelRow {
+ public:
+  explicit ChannelRow(std::vector<double>& values, std::vector<Channel>* names = nullptr)
+      : values_(values), names_(names) {
+    values_.clear();
+  }
+  void add(const char* name, const char* units, const char* description, std::initializer_list<double> v) {
+    declare(name, static_cast<int>(v.size()), units, description);
+    values_.insert(values_.end(), v);
+  }
+  void add(const char* name, const char* units, const char* description, const Vec3& v) {
+    add(name, units, description, {v.x(), v.y(), v.z()});
+  }
+  // A channel of `width` values value(0), ..., value(width - 1) (one per cell pair, say).
+  template <class Value>
+  void add_each(const char* name, const char* units, const char* description, int width, Value value) {
+    declare(name, width, units, description);
+    for (int k = 0; k < width; ++k) values_.push_back(value(k));
+  }
+
+ private:
+  void declare(const char* name, int width, const char* units, const char* description) {
+    if (names_) names_->push_back({name, width, units, description});
+  }
+  std::vector<double>& values_;
+  std::vector<Channel>* names_;
+};
+
+// The channel list a writer produces (for a model's channels()).
+template <class Write>
+std::vector<Channel> channel_names(Write write) {
+  std::vector<double> values;
+  std::vector<Channel> names;
+  ChannelRow row(values, &names);
+  write(row);
+  return names;
+}
+
 struct ContactResult {
   bool in_contact = false;
   Vec3 force = Vec3::Zero();        // total contact force on body i, world frame
@@ -36,7 +78,7 @@ struct ContactResult {
   Vec3 couple = Vec3::Zero();       // pure moment on body i (rolling, spinning), world frame
   double elastic_power = 0;         // power of the stiffness part into the contact (for energy bookkeeping)
   double bristle_energy = 0;        // J held by the friction bristles, outside the bookkeeping (friction.h)
-  std::vector<double> channels;     // flat values for channels(), in order
+  std::vector<double> channels;     // flat values of channels(), in order (ChannelRow)
 };
 
 class ContactPair {

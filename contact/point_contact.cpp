@@ -90,22 +90,32 @@ void point_law_accept(const ModelParams& p, PointMemory& m, double x, const Vec3
 
 void PointContact::initial_states(double* s) const { point_law_initial_states(p_, s); }
 
+namespace {
+
+// The point model's channels: x the signed separation, z the bristle, s the states (dwell s[3], relaxation s[4]).
+void write_point_channels(ChannelRow& row, double x, const Vec3& n, const PointLawResult& law, const Vec3& z,
+                          const double* s, double v_in, const Vec3& v_t, const ContactDiagnostics& d) {
+  row.add("penetration", "m", "signed separation x along n (negative in contact, eq 3.2)", {x});
+  row.add("normal", "1", "contact normal n, from body j toward body i", n);
+  row.add("normal_force", "N", "f_n (eq 3.19, clamped >= 0)", {law.f_n});
+  row.add("friction_force", "N", "f_t on body i (eq 3.42)", law.fr.force);
+  row.add("bristle", "m", "bristle deflection z (eq 3.35)", z);
+  row.add("dwell", "1", "dwell state s_dw (eq 3.36)", {s[3]});
+  row.add("stick", "1", "stick weight s = exp(-|v_t|^2/v_s^2) (eq 3.30)", {law.fr.s});
+  row.add("stick_flag", "1", "1 when s > 0.5 (sticking)", {law.fr.s > 0.5 ? 1.0 : 0.0});
+  row.add("relaxation", "m", "relaxation reference x_ro (eq 3.44)", {s[4]});
+  row.add("impact_velocity", "m/s", "latched normal impact velocity v_n^i", {v_in});
+  row.add("slip_velocity", "m/s", "tangential relative velocity v_t at the point of action", v_t);
+  write_diagnostics(row, d);  // point model: CoP = the point, moment 0, dimension 0
+}
+
+}  // namespace
+
 std::vector<Channel> PointContact::channels() const {
-  std::vector<Channel> ch = {
-      {"penetration", 1, "m", "signed separation x along n (negative in contact, eq 3.2)"},
-      {"normal", 3, "1", "contact normal n, from body j toward body i"},
-      {"normal_force", 1, "N", "f_n (eq 3.19, clamped >= 0)"},
-      {"friction_force", 3, "N", "f_t on body i (eq 3.42)"},
-      {"bristle", 3, "m", "bristle deflection z (eq 3.35)"},
-      {"dwell", 1, "1", "dwell state s_dw (eq 3.36)"},
-      {"stick", 1, "1", "stick weight s = exp(-|v_t|^2/v_s^2) (eq 3.30)"},
-      {"stick_flag", 1, "1", "1 when s > 0.5 (sticking)"},
-      {"relaxation", 1, "m", "relaxation reference x_ro (eq 3.44)"},
-      {"impact_velocity", 1, "m/s", "latched normal impact velocity v_n^i"},
-      {"slip_velocity", 3, "m/s", "tangential relative velocity v_t at the point of action"},
-  };
-  for (auto& c : diagnostic_channels()) ch.push_back(c);  // point model: CoP = the point, moment 0, dimension 0
-  return ch;
+  const double states[kStates] = {};
+  const Vec3 zero = Vec3::Zero();
+  return channel_names(
+      [&](ChannelRow& row) { write_point_channels(row, 0, zero, PointLawResult{}, zero, states, 0, zero, {}); });
 }
 
 void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
@@ -124,16 +134,14 @@ void PointContact::evaluate(double, const BodyKinematics& bi, const BodyKinemati
   r.couple = Vec3::Zero();  // no contact couple in the point model (§3.2, P15)
   r.elastic_power = -law.f_el * v_n;  // power of the stiffness part into the contact spring
   r.bristle_energy = bristle_energy(p_.friction, law.f_n, z - n * n.dot(z));
-  r.channels = {g.x, n.x(), n.y(), n.z(), law.f_n, law.fr.force.x(), law.fr.force.y(), law.fr.force.z(),
-                z.x(), z.y(), z.z(), s[3], law.fr.s, law.fr.s > 0.5 ? 1.0 : 0.0, s[4],
-                m_.in_contact ? m_.v_in : 0.0, v_t.x(), v_t.y(), v_t.z()};
   ContactDiagnostics d;
   if (overlap) {
     d.center_of_pressure = g.point;  // one point of action, no couple (P15)
     d.dimension = 0;
     d.active_pairs = 1;
   }
-  append_diagnostics(d, r.channels);
+  ChannelRow row(r.channels);
+  write_point_channels(row, g.x, n, law, z, s, m_.in_contact ? m_.v_in : 0.0, v_t, d);
 }
 
 void PointContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {

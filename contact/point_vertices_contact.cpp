@@ -53,17 +53,26 @@ void PointVerticesContact::initial_states(double* s) const {
   for (size_t k = 0; k < vertices_.size(); ++k) point_law_initial_states(p_, s + PointContact::kStates * k);
 }
 
+namespace {
+
+// The channels of the point model summed over vertices: x_min the smallest separation (0 if none is finite).
+void write_vertices_channels(ChannelRow& row, double x_min, const Vec3& n, double fn_sum, const Vec3& friction,
+                             double inside, double vertices, const ContactDiagnostics& d) {
+  row.add("penetration", "m", "smallest signed separation over the vertices (negative: the deepest vertex is in)",
+          {x_min});
+  row.add("normal", "1", "unit sum of the vertices' normal forces f_n n (from body j toward body i)", n);
+  row.add("normal_force", "N", "sum of the vertices' normal forces f_n (eq 3.19 per vertex)", {fn_sum});
+  row.add("friction_force", "N", "sum of the vertices' friction forces f_t on body i (eq 3.42 per vertex)", friction);
+  row.add("contact_vertices", "1", "number of vertices inside the other body", {inside});
+  row.add("vertices", "1", "number of vertices of the pair (both sides)", {vertices});
+  write_diagnostics(row, d);  // active_pairs = contacting vertices
+}
+
+}  // namespace
+
 std::vector<Channel> PointVerticesContact::channels() const {
-  std::vector<Channel> ch = {
-      {"penetration", 1, "m", "smallest signed separation over the vertices (negative: the deepest vertex is in)"},
-      {"normal", 3, "1", "unit sum of the vertices' normal forces f_n n (from body j toward body i)"},
-      {"normal_force", 1, "N", "sum of the vertices' normal forces f_n (eq 3.19 per vertex)"},
-      {"friction_force", 3, "N", "sum of the vertices' friction forces f_t on body i (eq 3.42 per vertex)"},
-      {"contact_vertices", 1, "1", "number of vertices inside the other body"},
-      {"vertices", 1, "1", "number of vertices of the pair (both sides)"},
-  };
-  for (auto& c : diagnostic_channels()) ch.push_back(c);  // active_pairs = contacting vertices
-  return ch;
+  const Vec3 zero = Vec3::Zero();
+  return channel_names([&](ChannelRow& row) { write_vertices_channels(row, 0, zero, 0, zero, 0, 0, {}); });
 }
 
 PointVerticesContact::Touch PointVerticesContact::touch(const Vertex& v, const BodyKinematics& bi,
@@ -130,15 +139,15 @@ void PointVerticesContact::evaluate(double, const BodyKinematics& bi, const Body
   r.couple = couple;
   r.elastic_power = elastic_power;
   r.bristle_energy = held;
-  r.channels = {std::isfinite(x_min) ? x_min : 0.0, n.x(), n.y(), n.z(), fn_sum, friction.x(), friction.y(),
-                friction.z(), static_cast<double>(inside.size()), static_cast<double>(vertices_.size())};
   ContactDiagnostics d;
   if (!inside.empty()) {
     centre_of_pressure(n, force, point, couple, d.center_of_pressure, d.normal_moment);
     d.dimension = vertex_dimension(inside, n);
     d.active_pairs = static_cast<double>(inside.size());
   }
-  append_diagnostics(d, r.channels);
+  ChannelRow row(r.channels);
+  write_vertices_channels(row, std::isfinite(x_min) ? x_min : 0.0, n, fn_sum, friction,
+                          static_cast<double>(inside.size()), static_cast<double>(vertices_.size()), d);
 }
 
 void PointVerticesContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {

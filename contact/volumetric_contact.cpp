@@ -142,31 +142,43 @@ geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyK
   return geo::interference(cell_i_, bi.pose, cell_j_, bj.pose, options_);
 }
 
+namespace {
+
+// The volumetric model's channels: s the model's states (bristle z_sc, torsion, dwell, relaxation reference), v_in
+// the latched impact velocity (0 out of contact).
+void write_volumetric_channels(ChannelRow& row, const VolumetricEvaluation& e, const double* s, double v_in,
+                               const ContactDiagnostics& d) {
+  row.add("volume", "m^3", "interference volume V (eq 4.4)", {e.volume});
+  row.add("centroid", "m",
+          "centroid p_c of the interference volume (world), the point of action; with hyper_n != 1 the "
+          "hypervolume's L^n-weighted centroid",
+          e.centroid);
+  row.add("normal", "1", "contact normal n (eigenvector of J_v), from body j toward body i", e.normal);
+  row.add("r_gyr", "m", "radius of gyration about n (eq 4.201)", {e.r_gyr});
+  row.add("normal_force", "N", "f_n (eq 4.62, clamped >= 0)", {e.normal_force});
+  row.add("friction_force", "N", "tangential friction force on body i (eq 4.230)", e.friction_force);
+  row.add("spin_torque", "N m", "spinning friction torque about n on body i (eq 4.243)", {e.spin_torque});
+  row.add("rolling_torque", "N m", "rolling resistance couple on body i (eq 4.67)", e.rolling_torque);
+  row.add("bristle", "m", "bristle deflection z_sc", {s[0], s[1], s[2]});
+  row.add("torsion", "rad", "bristle torsion theta_n", {s[3]});
+  row.add("dwell", "1", "dwell state s_dw (eq 3.36)", {s[4]});
+  row.add("stick", "1", "stick weight s = exp(-v_avg^2/v_s^2) (eq 4.221)", {e.s});
+  row.add("stick_flag", "1", "1 when s > 0.5 (sticking)", {e.s > 0.5 ? 1.0 : 0.0});
+  row.add("c_v", "1", "Contensou factor C_v (eq 4.224)", {e.c_v});
+  row.add("c_w", "1", "Contensou factor C_w (eq 4.236)", {e.c_w});
+  row.add("relaxation", "m^3", "relaxation reference V_ro (m^(2+n) with hyper_n = n)", {s[5]});
+  row.add("impact_velocity", "m/s", "latched normal impact velocity v_cn^i", {v_in});
+  row.add("hypervolume", "m^(2+n)",
+          "elastic measure of the law: V_h = ∫ L^n dA with n = hyper_n (= volume at n = 1)", {e.hypervolume});
+  write_diagnostics(row, d);  // centre of pressure, dimension (contact_diagnostics.h)
+}
+
+}  // namespace
+
 std::vector<Channel> VolumetricContact::channels() const {
-  std::vector<Channel> ch = {
-      {"volume", 1, "m^3", "interference volume V (eq 4.4)"},
-      {"centroid", 3, "m",
-       "centroid p_c of the interference volume (world), the point of action; with hyper_n != 1 the "
-       "hypervolume's L^n-weighted centroid"},
-      {"normal", 3, "1", "contact normal n (eigenvector of J_v), from body j toward body i"},
-      {"r_gyr", 1, "m", "radius of gyration about n (eq 4.201)"},
-      {"normal_force", 1, "N", "f_n (eq 4.62, clamped >= 0)"},
-      {"friction_force", 3, "N", "tangential friction force on body i (eq 4.230)"},
-      {"spin_torque", 1, "N m", "spinning friction torque about n on body i (eq 4.243)"},
-      {"rolling_torque", 3, "N m", "rolling resistance couple on body i (eq 4.67)"},
-      {"bristle", 3, "m", "bristle deflection z_sc"},
-      {"torsion", 1, "rad", "bristle torsion theta_n"},
-      {"dwell", 1, "1", "dwell state s_dw (eq 3.36)"},
-      {"stick", 1, "1", "stick weight s = exp(-v_avg^2/v_s^2) (eq 4.221)"},
-      {"stick_flag", 1, "1", "1 when s > 0.5 (sticking)"},
-      {"c_v", 1, "1", "Contensou factor C_v (eq 4.224)"},
-      {"c_w", 1, "1", "Contensou factor C_w (eq 4.236)"},
-      {"relaxation", 1, "m^3", "relaxation reference V_ro (m^(2+n) with hyper_n = n)"},
-      {"impact_velocity", 1, "m/s", "latched normal impact velocity v_cn^i"},
-      {"hypervolume", 1, "m^(2+n)", "elastic measure of the law: V_h = ∫ L^n dA with n = hyper_n (= volume at n = 1)"},
-  };
-  for (auto& c : diagnostic_channels()) ch.push_back(c);  // centre of pressure, dimension (contact_diagnostics.h)
-  return ch;
+  const double states[kVolumetricStates] = {};
+  return channel_names(
+      [&](ChannelRow& row) { write_volumetric_channels(row, {}, states, 0, {}); });
 }
 
 void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
@@ -179,18 +191,14 @@ void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKin
   r.couple = e.couple;
   r.elastic_power = e.elastic_power;
   r.bristle_energy = e.bristle_energy;
-  r.channels = {e.volume, e.centroid.x(), e.centroid.y(), e.centroid.z(),
-                e.normal.x(), e.normal.y(), e.normal.z(), e.r_gyr, e.normal_force, e.friction_force.x(),
-                e.friction_force.y(), e.friction_force.z(), e.spin_torque, e.rolling_torque.x(),
-                e.rolling_torque.y(), e.rolling_torque.z(), s[0], s[1], s[2], s[3], s[4], e.s,
-                e.s > 0.5 ? 1.0 : 0.0, e.c_v, e.c_w, s[5], mem_.in_contact ? mem_.v_in : 0.0, e.hypervolume};
   ContactDiagnostics d;
   if (e.in_contact) {
     centre_of_pressure(e.normal, e.force, e.centroid, e.couple, d.center_of_pressure, d.normal_moment);
     d.dimension = contact_dimension(q.volume, q.inertia, e.normal);
     d.active_pairs = 1;
   }
-  append_diagnostics(d, r.channels);
+  ChannelRow row(r.channels);
+  write_volumetric_channels(row, e, s, mem_.in_contact ? mem_.v_in : 0.0, d);
 }
 
 void VolumetricContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {

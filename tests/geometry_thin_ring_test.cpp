@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "geometry/interference.h"
-#include "tests/doughnut_closed_form.h"
+#include "closed_forms/doughnut_on_cone.h"
 #include "tests/geometry_support.h"
 
 using namespace vcsim;

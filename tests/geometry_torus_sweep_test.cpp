@@ -1,6 +1,6 @@
 // The torus sweep (geometry/torus_sweep.h): a ring torus against cells with no closed form, through the public
 // query, against references computed independently:
-//  - Sandia's doughnut on its cone, coaxial: Pappus's closed form (tests/doughnut_closed_form.h);
+//  - Sandia's doughnut on its cone, coaxial: Pappus's closed form (closed_forms/doughnut_on_cone.h);
 //  - a torus against a tilted half-space, forced through the sweep: the torus–plane closed form
 //    (geometry/primitive_planes.h, a different method: meridian discs clipped by the plane's line in closed form);
 //  - a torus against a ball at random attitudes: the column engine at tolerance 1e-6 (its own error is ~1e-5).
@@ -13,7 +13,7 @@
 
 #include "geometry/cell_impl.h"
 #include "geometry/torus_sweep.h"
-#include "tests/doughnut_closed_form.h"
+#include "closed_forms/doughnut_on_cone.h"
 #include "tests/geometry_support.h"
 
 using namespace geometry_support;

@@ -30,7 +30,7 @@
 #include "engine/world.h"
 
 #include "tests/cli_support.h"
-#include "tests/doughnut_closed_form.h"
+#include "closed_forms/doughnut_on_cone.h"
 #include "tests/validation_support.h"
 
 using namespace vcsim;

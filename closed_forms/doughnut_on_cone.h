@@ -2,7 +2,7 @@
 // around z, on a fixed cone of half-angle 10° with its apex at z = 0.3 m. Both are bodies of revolution about one
 // axis, so their intersection is too: its meridional section is the tube disk cut by the cone line at distance
 // r − d from the disk's centre, and Pappus gives the volume (derivation in tests/validation_sandia_doughnut_test.cpp).
-// Shared by the doughnut tests and bench_interference_doughnut.
+// Shared by the doughnut tests and bench_interference_doughnut (closed_forms/README.md).
 #pragma once
 #include <cmath>
 
