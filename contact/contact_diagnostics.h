@@ -18,7 +18,7 @@ struct ContactDiagnostics {
 };
 
 // Centre of pressure of a wrench (force F applied at p plus the couple C about p) on the plane through p normal
-// to n: a = p + n × C / (F·n) (xie-chakraborty-sandia.md §1.12, with O = p), and the moment about the normal at a,
+// to n: a = p + n × C / (F·n) (docs/sources.md, "Xie & Chakraborty", with O = p), and the moment about the normal at a,
 // λ_r = n·(C − (a − p) × F). When F·n ≤ 0 (no pushing force) a = p and λ_r = n·C.
 void centre_of_pressure(const Vec3& n, const Vec3& F, const Vec3& p, const Vec3& C, Vec3& a, double& lambda_r);
 

@@ -1,7 +1,7 @@
 // The volumetric contact normal: the eigenvector of the interference volume's inertia tensor J_v
 // closest to a seed direction (thesis §4.3.7, eqs 4.199–4.201, App. A.3.3). A full symmetric
 // eigen-decomposition replaces the thesis's unshifted inverse iteration, which converges to the
-// smallest-eigenvalue axis (a tangential one for thin volumes; volumetric-model.md §4.2).
+// smallest-eigenvalue axis (a tangential one for thin volumes; docs/sources.md, "Contact normal").
 #pragma once
 #include "geometry/pose.h"
 

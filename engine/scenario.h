@@ -56,7 +56,7 @@ struct MaterialPairSpec {
 
 // A scripted impulse (docs/scenario-format.md, "Impulses"): a velocity jump of one body, applied between
 // accepted steps (never inside integrator stages), at a time or whenever a signal of a body crosses a level.
-// Δv = linear / m, Δω = I_world⁻¹ angular (Xie & Chakraborty's external impulses, reference §1.10).
+// Δv = linear / m, Δω = I_world⁻¹ angular (Xie & Chakraborty's external impulses; docs/sources.md).
 struct ImpulseSpec {
   std::string name;      // "impulse_<index>" unless given
   std::string body;      // receives the impulse

@@ -172,7 +172,7 @@ TEST_CASE("dynamics: point-model sphere restitution equals e_eff", "[dynamics][p
     for (double k : {1e6, 1e8})
       for (double m : {0.5, 2.0}) {
         // Elastic Hertz contact time t_c = 2.9432 x_max / v (x_max = (5 m v^2 / (4 k))^(2/5)); the step is
-        // t_c/200, where RK4 reproduces e to ~1e-5 (point-contact.md §8.0/§8.1 step study).
+        // t_c/200, where RK4 reproduces e to ~1e-5 (step study: docs/sources.md, N-2).
         const double x_max = std::pow(5 * m * v_in * v_in / (4 * k), 0.4);
         const double t_c = 2.9432 * x_max / v_in;
         const double h = t_c / 200;
@@ -451,7 +451,7 @@ TEST_CASE("dynamics: volumetric cylinder spin decays linearly at mu_c r_gyr f_n 
 }
 
 // ---------------------------------------------------------------------------------------------------
-// 6. Ball on an inclined plane (point model, point-contact.md §8.3, Table 5.2): after the bounces it rolls
+// 6. Ball on an inclined plane (point model, thesis §5.1.3, Table 5.2; docs/sources.md): after the bounces it rolls
 // without slipping; a solid sphere then accelerates at (5/7) g sin 20 deg down the slope.
 TEST_CASE("dynamics: point-model ball rolls down a 20 deg incline at (5/7) g sin 20", "[dynamics][point]") {
   const auto start = std::chrono::steady_clock::now();

@@ -1,5 +1,5 @@
-// Bristle friction kernels: the Bowden–Leben stick-slip apparatus of thesis §5.1.2 (point-contact.md
-// §8.2), integrated here as a 1-D mass-spring on a moving plate with RK4, the helper functions'
+// Bristle friction kernels: the Bowden–Leben stick-slip apparatus of thesis §5.1.2, Table 5.1 (docs/sources.md,
+// "Bowden–Leben stick-slip"), integrated here as a 1-D mass-spring on a moving plate with RK4, the helper functions'
 // continuity, and the Contensou coupling of the volumetric model (eqs 4.209–4.243).
 #include <catch2/catch.hpp>
 
@@ -38,7 +38,7 @@ struct BowdenLebenRun {
 };
 
 // Block of mass m on a plate moving at v_p along direction (cos θ, sin θ), tied to the origin by a
-// spring k_s: m r̈ = −k_s r + f_t, v_t = ṙ − v_p (reconstructed EOM of §8.2). Starts sticking:
+// spring k_s: m r̈ = −k_s r + f_t, v_t = ṙ − v_p (reconstructed EOM, docs/sources.md). Starts sticking:
 // r = 0, ṙ = v_p, z = 0, s_dw = 1. State: r (2), ṙ (2), z (2), s_dw — in 3-D vectors with z = 0.
 BowdenLebenRun bowden_leben(double speed, double angle, double tau_dw, double duration, double h = 2e-5) {
   const FrictionParams p = bowden_leben_params(tau_dw);
@@ -93,7 +93,7 @@ BowdenLebenRun bowden_leben(double speed, double angle, double tau_dw, double du
 }  // namespace
 
 TEST_CASE("Bowden-Leben stick-slip: first and steady peaks (thesis §5.1.2)", "[contact][friction]") {
-  // Steady peaks from point-contact.md §8.2 (independent RK4 re-simulation, converged in Δt).
+  // Steady peaks from docs/sources.md, "Bowden–Leben stick-slip" (independent RK4 re-simulation, converged in Δt).
   const double speeds[] = {0.05, 0.10, 0.15};
   const double steady[] = {1.4954, 1.4362, 1.2999};
   const double durations[] = {75, 50, 45};  // ≥ 5 cycles after the first peak

@@ -1,4 +1,4 @@
-// Normal-force kernels against the thesis's closed forms: the d(e_eff) table (point-contact.md §4.3,
+// Normal-force kernels against the thesis's closed forms: the d(e_eff) table (docs/sources.md,
 // an independent bisection of eq 3.22) and restitution of an isolated impact integrated here with a
 // fine RK4 loop (an integration independent of the engine), for which −v_out/v_in = e_eff exactly
 // (eq 3.14; the derivation 3.21–3.23 is independent of m, k and the spring law).
@@ -12,7 +12,7 @@
 using namespace vcsim::contact;
 
 TEST_CASE("d(e_eff) matches the thesis table (eq 3.23)", "[contact][normal]") {
-  // point-contact.md §4.3: printed to 8 decimals, so 1e-8 absolute (plus rounding of the last digit).
+  // docs/sources.md, d(e_eff) table: printed to 8 decimals, so 1e-8 absolute (plus rounding of the last digit).
   const double table[][2] = {{0.10, 0.99981594}, {0.20, 0.98383334}, {0.30, 0.92612459}, {0.40, 0.83299927},
                              {0.50, 0.71637527}, {0.60, 0.58492303}, {0.70, 0.44437980}, {0.80, 0.29851696},
                              {0.85, 0.22440800}, {0.90, 0.14983376}, {0.95, 0.07498028}, {0.975, 0.03749760},
@@ -33,7 +33,7 @@ TEST_CASE("d(e_eff) matches the thesis table (eq 3.23)", "[contact][normal]") {
 TEST_CASE("damping factor sign and the v_small freeze (eqs 3.24, 3.43)", "[contact][normal]") {
   const double d = damping_constant(0.5);
   CHECK(damping_factor(d, 0.5, -2.0, 1e-3) == Approx(-d / (0.5 * 2.0)));
-  // Below v_small the factor is frozen at −d/(e v_small): e = 0.5 gives −1432 s/m (point-contact.md §4.5).
+  // Below v_small the factor is frozen at −d/(e v_small): e = 0.5 gives −1432 s/m (eq 3.43; docs/sources.md).
   CHECK(damping_factor(d, 0.5, -1e-5, 1e-3) == Approx(-1432.75).epsilon(1e-4));
   // Never pulling: at separation speed beyond −e v_in the factor 1 + a v_n would be negative.
   CHECK(hertz_normal_force(1e6, 1.5, 1e-3, -1.0, 2.0) == 0.0);

@@ -1,5 +1,5 @@
 // Contact-normal selection (thesis eqs 4.199–4.201, App. A.3.3) on volume inertia tensors computed
-// from the closed forms of volumetric-model.md §10 (T1 sphere cap, T3 cylinder end, T6 tilted box
+// from the closed forms of docs/sources.md, T1–T8 (T1 sphere cap, T3 cylinder end, T6 tilted box
 // edge) — not from our geometry engine.
 #include <catch2/catch.hpp>
 
@@ -67,9 +67,9 @@ TEST_CASE("T3 flat cylinder end: normal = axis, r_gyr = R/sqrt(2)", "[contact][n
 }
 
 TEST_CASE("T6 tilted box edge: the J_v normal tilts by the closed-form angle (policy: thesis J_v)", "[contact][normal]") {
-  // Policy (docs/contact-models.md, §12-A3): the normal is always the J_v eigenvector, even against a
+  // Policy (docs/contact-models.md, "Contact normal"): the normal is always the J_v eigenvector, even against a
   // rigid plane, so a box edge tilted by α gets a normal tilted by φ ≈ α/2 from the plane normal,
-  // toward the bisector of the two faces. Expected φ from volumetric-model.md §10 T6.
+  // toward the bisector of the two faces. Expected φ from docs/sources.md, T6.
   const double alphas[] = {2, 5, 10, 20, 30, 40, 45};
   const double phis[] = {0.999, 2.481, 4.843, 8.620, 9.553, 4.713, 0.0};
   for (int k = 0; k < 7; ++k) {

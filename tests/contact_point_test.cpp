@@ -105,7 +105,7 @@ TEST_CASE("point geometry: the four analytic pairs against closed forms", "[cont
     CHECK((s.normal + Vec3::UnitZ()).norm() < 1e-15);
     CHECK(s.x == Approx(-0.01));
   }
-  // Tilted plane (+20° about y, through (0,0,0.4) as in §8.3): x = n·(c − o) − R.
+  // Tilted plane (+20° about y, through (0,0,0.4) as in thesis §5.1.3): x = n·(c − o) − R.
   {
     geo::PointShape plane = shape(geo::PrimitiveKind::HalfSpace);
     plane.primitive.pose = Pose{Vec3(0, 0, 0.4), quat_from_rpy(0, 20 * M_PI / 180, 0)};
@@ -251,7 +251,7 @@ TEST_CASE("PointContact: restitution of an isolated impact equals e_eff", "[cont
 }
 
 TEST_CASE("PointContact: a sphere settles at the static Hertz depth", "[contact][point]") {
-  // Static rest: k δ^1.5 = m g, so δ = (m g / k)^(2/3) (point-contact.md §8.3 quotes 6.979e-4 m for
+  // Static rest: k δ^1.5 = m g, so δ = (m g / k)^(2/3) (docs/sources.md quotes 6.979e-4 m for
   // 18.437 N on k = 1e6). The v_small-frozen damping removes the bounce energy.
   auto p = point_params();
   PointContact pc(resolve_parameters("point", p), shape(geo::PrimitiveKind::Sphere, 0.1),

@@ -1,4 +1,4 @@
-// Interference query vs the closed forms T1–T7 of docs/../shared/reference/volumetric-model.md §10,
+// Interference query vs the closed forms T1–T7 of docs/sources.md ("Interference-volume closed forms"),
 // at the default tolerance, plus rigid-motion invariance. Every expected value is a closed form.
 // Acceptance limits (issue 3): V within 1e-3 relative; centroid within 1e-3 V^(1/3); inertia within
 // 5e-3 relative (Frobenius norm of the difference over the norm of the expected tensor).

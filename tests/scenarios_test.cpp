@@ -1,7 +1,7 @@
-// Acceptance checks of the headline scenarios (issue 5; shared/reference/scenarios-architecture.md §2, the
-// "sheet", and point-contact.md, the "digest"). Every expected value comes from physics (closed forms,
-// kinematics, equilibrium) or from the thesis's published numbers as the sheet reads them, never from a run of
-// this code; each tolerance carries its reason.
+// Acceptance checks of the headline scenarios (issue 5; the check IDs BT-n, TT-n, BB-n, BC-n and their sources are
+// in docs/sources.md). Every expected value comes from physics (closed forms, kinematics, equilibrium) or from the
+// thesis's published numbers as docs/sources.md reads them, never from a run of this code; each tolerance carries
+// its reason.
 //
 // Two kinds of test:
 //   * "[short]" and untagged: file structure, mass properties, and short runs (--set simulation.duration=...)
@@ -124,7 +124,7 @@ TEST_CASE("tippe_top: the Leine-Glocker top, two disjoint sphere cells, tilted 0
     INFO(file);
     const auto bw = build(file);
     const auto& top = body(bw.world, "top");
-    CHECK(cell_names(top) == std::vector<std::string>{"ball", "stem_tip"});  // sheet §2.4: two cells
+    CHECK(cell_names(top) == std::vector<std::string>{"ball", "stem_tip"});  // thesis §5.2.2: two cells
     CHECK(body(bw.world, "ground").geometry.cells.size() == 1);
     CHECK(top.mass == 6e-3);                                                 // thesis / L&G
     CHECK(top.inertia_body.diagonal().isApprox(Eigen::Vector3d(8e-7, 8e-7, 7e-7), 1e-12));  // L&G A, B, C
@@ -212,7 +212,7 @@ last = t >= 0.04
 V = c['pair_volume'][:, 0][last].mean()          # cell 0 = 'ball' (the big sphere)
 z = f['bodies/top/position'][:, 2][last].mean()  # COM height; M1 = COM + 3 mm
 R, m, g, kv = 0.015, 6e-3, 9.81, 1.798e10
-# Static equilibrium k_v V = m g (sheet TT-1: V = 3.274e-12 m^3 +- 2%; the 2% covers the engine's V accuracy,
+# Static equilibrium k_v V = m g (TT-1: V = 3.274e-12 m^3 +- 2%; the 2% covers the engine's V accuracy,
 # 1e-3, the remaining oscillation, and the relaxation offset V_ro ~ 1e-16 m^3).
 expect('V [m^3]', V, 0.98 * m * g / kv, 1.02 * m * g / kv, '(m g / k_v)')
 # Patch radius from V: invert the cap volume V = pi h^2 (3R - h)/3, then a = sqrt(2 R h - h^2).
@@ -230,12 +230,12 @@ expect('normal force [N]', c['normal_force'][:, 0][last].mean(), 0.99 * m * g, 1
 }
 
 TEST_CASE("tippe_top TT-2, TT-7: the inclination first drops toward 0, energy never increases") {
-  // Thesis Fig. 5.55: theta goes from 0.1 rad to ~0 at 0.15 s; sheet TT-2: a minimum <= 0.05 rad by 0.3 s.
+  // Thesis Fig. 5.55: theta goes from 0.1 rad to ~0 at 0.15 s; TT-2: a minimum <= 0.05 rad by 0.3 s.
   const std::string out = simulate("tt_start", "tippe_top.yaml", {"simulation.duration=0.25"});
   CHECK(analyse("f = h5py.File('" + out + R"(', 'r')
 t = f['time'][:]
 th = theta(f['bodies/top/orientation'][:])
-expect('min theta in the first 0.25 s [rad]', th.min(), 0.0, 0.05, '(sheet TT-2; thesis: ~0 at 0.15 s)')
+expect('min theta in the first 0.25 s [rad]', th.min(), 0.0, 0.05, '(TT-2; thesis: ~0 at 0.15 s)')
 expect('time of that minimum [s]', t[np.argmin(th)], 0.05, 0.25, '(thesis ~0.15 s)')
 E = f['energy/total'][:]
 # Passive system: the total energy (kinetic + potential + contact spring) may only fall; 1e-9 relative is
@@ -278,7 +278,7 @@ for path, scale in [(')" + o + R"(', 1.0), (')" + m + R"(', 0.65)]:
 TEST_CASE("bouncing_ball (point model): restitution e_eff = 0.5 in an isolated impact") {
   // Gravity off, straight down at 1.4 m/s (the drop speed of the scenario), 1 cm above the table: the damping
   // law (eqs 3.22-3.23) makes the rebound speed exactly e_eff times the impact speed. 1e-3: rk4 at ~160 steps
-  // per 16 ms impact (digest §8.1 N-2 measured <= 1e-4 at t_c/100); the tangential velocity and spin do not
+  // per 16 ms impact (N-2 in docs/sources.md: <= 1e-4 at t_c/100); the tangential velocity and spin do not
   // couple into the normal direction for a sphere on a plane.
   const std::string out = simulate("bb_e", "bouncing_ball.yaml",
                                    {"gravity=[0, 0, 0]", "bodies.ball.position=[0, 0, 0.11]",
@@ -309,7 +309,7 @@ late = t >= 1.0
 # (no rolling resistance). 1e-4 m/s: the bristle's elastic micro-slip.
 expect('rolling v_y [m/s]', v[late, 1], 0.3 * 5 / 7 - 1e-4, 0.3 * 5 / 7 + 1e-4, '((5/7) v0)')
 expect('no slip |v_y + R w_x| [m/s]', np.abs(v[late, 1] + 0.1 * w[late, 0]).max(), 0, 1e-4)
-# No spinning friction in the point model: omega_z stays 3 rad/s (digest P15). 3e-6: the error-controlled
+# No spinning friction in the point model: omega_z stays 3 rad/s (P15 in docs/sources.md). 3e-6: the error-controlled
 # integrator's rel_tol x 3 rad/s (measured 2.9e-9, during the impacts); a spinning friction would take rad/s.
 expect('spin w_z [rad/s]', w[:, 2], 3 - 3e-6, 3 + 3e-6)
 # Resting normal force m g (f_z) and no horizontal force once rolling.
@@ -404,7 +404,7 @@ for label, path, t_flip, tol in [('original', ')" + o + R"(', 1.6, 0.3), ('modif
     n = int(np.searchsorted(f['time'][:], 4.0 + 1e-9))   # the first 4 s (when run longer)
     t = f['time'][:n]; th = theta(f['bodies/top/orientation'][:n])
     flip = t[np.argmax(th > 2.8)] if (th > 2.8).any() else np.inf
-    # Thesis Fig. 5.55: flips at 1.6 s (issue 5: +-0.3 s); modified (Fig. 5.56): close to L&G, sheet 1.5 +- 0.3.
+    # Thesis Fig. 5.55: flips at 1.6 s (issue 5: +-0.3 s); modified (Fig. 5.56): close to L&G, TT-3: 1.5 +- 0.3.
     expect(label + ' flip time (theta > 2.8 rad) [s]', flip, t_flip - tol, t_flip + tol)
     after = t >= flip
     # Issue 5: stays inverted at least 1 s (the thesis: until ~4 s).
@@ -468,7 +468,7 @@ expect('BB-2: |w| at 2.5 s [rad/s]', np.linalg.norm(w[i]), 0, 1e-2)
 # Resting flat on the bottom plate: only the block/bottom_plate pair (index 0) carries the load.
 expect('block/bottom_plate volume share at the end', pv[-1, 0] / pv[-1].sum(), 0.99, 1.0)
 E = f['energy/total'][:]
-# BB-3, "within voxel noise" (sheet): V is smooth to ~2e-4 of its change per step (docs/geometry.md), so the
+# BB-3, "within voxel noise": V is smooth to ~2e-4 of its change per step (docs/geometry.md), so the
 # integrated spring energy picks up ~2e-4 of its per-sample change, which reaches ~0.1-1 J during the plate
 # impacts: 1e-6 E0 = 3.5e-5 J. (The ledger's absolute level is not meaningful here: sliding on a J_v normal
 # tilted from the wall, the integral of -f_el v_n drifts by several J; see the report of issue 5.)
@@ -479,7 +479,7 @@ expect_true('BB-5: no NaN or Inf', bool(np.isfinite(F).all() and np.isfinite(v).
 
 TEST_CASE("battery_box BB-6: translating the whole scene by 100 m leaves f_x(t) unchanged", "[scenario][full]") {
   // Two 1.5 s runs (~15 min each on the current engine). The interference moments are accumulated in a frame on the
-  // overlap (docs/geometry.md), so moving everything 100 m changes only round-off: 0.1% (sheet BB-6).
+  // overlap (docs/geometry.md), so moving everything 100 m changes only round-off: 0.1% (BB-6).
   const std::string a = simulate("bbox_here", "battery_box.yaml", {"simulation.duration=1.5"});
   const std::string b = simulate("bbox_far", "battery_box.yaml",
                                  {"simulation.duration=1.5", "bodies.box.position=[99.65, 0, -0.095]",
@@ -494,7 +494,7 @@ expect('max |f_x(here) - f_x(+100 m)| / max |f_x|', np.abs(Fa - Fb).max() / scal
 TEST_CASE("ball_in_cylinder BC-1..BC-5: energy keeps falling, the ball stops moving along the groove",
           "[scenario][full]") {
   // 25 s of rk5 at 1 ms: ~4 s of wall time (the ball in the groove is a closed-form slice integral).
-  // 25 s rather than the file's 10 s: the sheet's BC-3 asks for |v_y| < 1e-3 m/s "before
+  // 25 s rather than the file's 10 s: BC-3 asks for |v_y| < 1e-3 m/s "before
   // t_end, chosen from a reference run"; the 10 s reference run decays v_y from 0.3 to 0.0126 m/s, by a factor
   // e every ~3.5 s (rolling resistance is a damping torque), so 1e-3 m/s is reached near 19 s.
   const std::string integrator = GENERATE(as<std::string>{}, "", "dopri5");
@@ -522,7 +522,7 @@ expect_true('no NaN or Inf', bool(np.isfinite(E).all()))
 
 TEST_CASE("ball_on_table BT-1..BT-13: the thesis's headline figures", "[scenario][full]") {
   // 5 s of rk3 at 50 us: ~1 s of wall time (the closed-form sphere paths). Expected values: the
-  // thesis's text and figures (§5.2.1) as the sheet (§2.2) reads them, and the sheet's acceptance tolerances.
+  // thesis's text and figures (§5.2.1) as docs/sources.md reads them, and its acceptance tolerances (BT-n).
   // The stiff option too: it is this scene's fastest integrator (docs/integration.md).
   const std::string integrator = GENERATE(as<std::string>{}, "", "dopri5", "rosenbrock23");
   INFO("integrator: " << (integrator.empty() ? "the scenario's fixed step" : integrator));
@@ -555,18 +555,18 @@ expect('BT-3: v_y(0.2 s) [m/s]', v[at(0.2), 1], 0.198, 0.218)
 pc = c['point'][:]; nrm = c['normal'][:]
 vc = v + np.cross(w, pc - p)
 slip = np.linalg.norm(vc - np.sum(vc * nrm, axis=1)[:, None] * nrm, axis=1)
-# Once the spin has stopped the ball rolls without slipping (sheet BT-3: 1e-3 m/s; the bristle is elastic).
+# Once the spin has stopped the ball rolls without slipping (BT-3: 1e-3 m/s; the bristle is elastic).
 roll = (t >= 2.0) & (t <= 3.3)
 expect('BT-3: slip at the contact while rolling without spin [m/s]', slip[roll].max(), 0, 1e-3)
 # While it still spins it cannot: spin and slip share one friction budget (Contensou, eqs 4.212-4.230). Sliding
 # (s ~ 0), the friction force is mu_C C_v f_n with C_v = v_t / v_avg and v_avg^2 = v_t^2 + (r_g w_n)^2, so
 # the rolling-resistance force |f_t| needs a slip v_t = C r_g |w_n| / sqrt(1 - C^2), C = |f_t| / (mu_C f_n):
-# ~1 cm/s at 0.45 s (the sheet's "rolling-resistance micro-slip needs C_v ~ 0.2"). 1%: the bristle lag.
+# ~1 cm/s at 0.45 s ("rolling-resistance micro-slip needs C_v ~ 0.2", docs/sources.md). 1%: the bristle lag.
 sp = (t >= 0.6) & (t <= 1.7)
 C = np.linalg.norm(c['friction_force'][:], axis=1) / (0.05 * np.maximum(c['normal_force'][:, 0], 1e-300))
 pred = C * c['r_gyr'][:, 0] * np.abs(w[:, 2]) / np.sqrt(np.clip(1 - C**2, 1e-12, None))
 expect('BT-3: slip / Contensou micro-slip while spinning', slip[sp] / pred[sp], 0.99, 1.01)
-# BT-4: mirror symmetry about the y-z plane: v_x, w_y, f_x, tau_y vanish. The sheet asks 1e-9 of the typical
+# BT-4: mirror symmetry about the y-z plane: v_x, w_y, f_x, tau_y vanish. The check asks 1e-9 of the typical
 # magnitudes, which needs mirror-exact metrics; the interference engine is accurate to 1e-3 relative
 # (docs/geometry.md), not mirror-exact, so 1e-3 of the typical magnitudes (0.3 m/s, 3 rad/s, the largest
 # force and moment).
@@ -630,7 +630,7 @@ expect('BT-9: s_dw before 1.75 s', d[t < 1.75].max(), 0, 0.05)
 expect('BT-9: s_dw at 2.9 s', d[at(2.9)], 0.95, 1.0)
 # BT-10: the tilt starts at the same place for every step size: y = 0.28 m (thesis), = edge - patch radius.
 expect('BT-10: tilt onset y [m]', p[tilt_i, 1], 0.276, 0.286)
-# BT-11: rolls off at ~4 s, contact lost at 4.3 s (thesis; wide on purpose, sheet).
+# BT-11: rolls off at ~4 s, contact lost at 4.3 s (thesis; wide on purpose: the thesis shows ~0.2 s shifts).
 cross = t[np.argmax(p[:, 1] > 0.3)]
 expect('BT-11: centre crosses y = 0.3 m [s]', cross, 3.7, 4.3)
 expect('BT-11: contact lost [s]', loss, 4.05, 4.65)
@@ -647,7 +647,7 @@ s = (t >= t_tilt) & (t <= loss - 0.01)
 # Issue 4 asks < 1 deg per 50 us step: the samples are 1 ms apart, so < 1 deg per ms (20 steps) is stricter
 # unless the normal jumped and came back within one millisecond.
 expect('BT-12: largest normal-angle jump over the edge [deg per ms]', np.abs(np.diff(ang[s])).max(), 0, 1.0)
-# BT-13: energy never increases; constant after the fall; E(after fall) = 1.885 J (sheet, +-0.03).
+# BT-13: energy never increases; constant after the fall; E(after fall) = 1.885 J (re-sim, +-0.03).
 expect('BT-13: largest rise of E [J]', np.diff(E).max(), -np.inf, energy_budget(f) * E[0])
 post = t > loss + 0.05
 if post.any():
@@ -661,7 +661,7 @@ TEST_CASE("ball_on_table step-size study: 50, 250 and 1000 us give the same even
   // Issue 5: the thesis ran §5.2.1 at several fixed steps. Each run must keep the energy from rising
   // (round-off budget 1e-9 E0), show the same event sequence (three onsets before 0.5 s, spin stop, one
   // lasting contact until the roll-off), and tilt over the edge, and leave it, at the same y: within 2 mm
-  // across the steps (a fifth of the sheet's ±1 cm band for the tilt onset, BT-10).
+  // across the steps (a fifth of the ±1 cm band for the tilt onset in BT-10).
   std::string files;
   for (const char* h : {"5e-5", "2.5e-4", "1e-3"})
     files += "'" + simulate(std::string("bt_step_") + h, "ball_on_table.yaml", {"simulation.step=" + std::string(h)}) + "', ";

@@ -1,9 +1,9 @@
-// Boos 2011 impact damping at 0.1-1 mm/s (issue 10; shared/reference/boos-petersen.md §1.2, §3.3, §5 V8/V9;
+// Boos 2011 impact damping at 0.1-1 mm/s (issue 10; Boos §3.3, eqs 2.6-2.9; docs/sources.md, V8/V9;
 // scenarios/validation/boos_sphere_impact.yaml). Which reference, and why:
 //  * Boos's impacts were DRIVEN (the rig imposes the approach speed), so he measured no free rebound; his result is
 //    the fit a = 8.68/v_i (Mg) of F/F_QS = 1 + a v_cn (eq 2.6), i.e. a = d/(e v_i) (eq 2.7) with e = 0.114 held
-//    constant. The Al pair (18.7/v_i against e = 0.134) is inconsistent in the thesis (⚠ reference §3.3), so only
-//    Mg is compared with Boos's number.
+//    constant. The Al pair (18.7/v_i against e = 0.134) is inconsistent in the thesis (⚠ docs/sources.md,
+//    "Boos 2011"), so only Mg is compared with Boos's number.
 //  * What the model promises is its exact restitution relation: for a force g(δ)(1 + a δ̇), m v dv/(1 + a v) =
 //    −g(δ) dδ integrates to the same value over compression and restitution, so with a = d/(e v_i) and d solving
 //    (1 + d/e)/(1 − d) = exp(d (1 + 1/e)) (Boos 2.8 = Gonthier 3.22/3.23) a free ball rebounds at exactly e v_i,

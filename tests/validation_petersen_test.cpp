@@ -1,5 +1,5 @@
 // Validation (issue 10): Petersen's hyperelastic foundation F = k_v ∫ f_S^n dS = k_v V_h (Petersen, Boos, McPhee,
-// Gonthier, slides; shared/reference/boos-petersen.md §4), integrated column by column by the geometry engine
+// Gonthier, slides; docs/sources.md), integrated column by column by the geometry engine
 // (QueryOptions::hyper_exponent, Interference::hypervolume) and used by the volumetric law (contact parameter
 // hyper_n). Decisions, derivations and the measured table: docs/validation.md "Petersen hyperelastic foundation".
 //
@@ -233,8 +233,8 @@ TEST_CASE("Petersen cylinder on ground, displacement control: F = k_v l Int g^n 
 }
 
 TEST_CASE("Petersen cylinder: mean-value factor c_v = F / (k_v l V) against the slides' values", "[validation][petersen]") {
-  // boos-petersen.md §4: c_v(V) = ∫ g^n dx / ∫ g dx for R = 0.15 m, checked there: dz = 1 cm → 0.08851 (n = 1.5),
-  // 11.751 (n = 0.5); dz = 5 cm → 0.19940, 5.1950. Tolerance 0.5 %.
+  // docs/sources.md (Petersen): c_v(V) = ∫ g^n dx / ∫ g dx for R = 0.15 m, checked there: dz = 1 cm →
+  // 0.08851 (n = 1.5), 11.751 (n = 0.5); dz = 5 cm → 0.19940, 5.1950. Tolerance 0.5 %.
   const double k_v = 1e6, l = 0.2;
   struct Row {
     double dz, n, c_v;

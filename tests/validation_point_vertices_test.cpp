@@ -1,5 +1,5 @@
 // The per-vertex point model (model point_vertices, contact/point_vertices_contact.h) and its point-against-volumetric
-// comparison on faceted bodies (issue 10; xie-chakraborty-sandia.md §1.11 S1, S3 and §3.4 B1, B3, B4).
+// comparison on faceted bodies (issue 10; Xie S1, S3 and benchmarks B1, B3, B4 of docs/sources.md).
 // Every reference is a closed form cited next to it; each tolerance says why. Each check prints
 // "VALIDATION | id | measured | reference | tolerance | ok" (the format of tools/validate's table).
 #include <catch2/catch.hpp>
@@ -123,7 +123,7 @@ TEST_CASE("point_vertices: scenario errors", "[point_vertices][errors]") {
 }
 
 TEST_CASE("Xie S1 under per-vertex springs: the 4-corner model agrees (B1)", "[validation][xie][point_vertices]") {
-  // Closed forms (xie-chakraborty-sandia.md §1.11 S1): a = μ g = 1.176 m/s², s(4 s) = 10.592 m, stop 5/1.176 s,
+  // Closed forms (docs/sources.md, S1): a = μ g = 1.176 m/s², s(4 s) = 10.592 m, stop 5/1.176 s,
   // CoP 0.060 m ahead of the CM (moment balance, any contact model), N = m g. Tolerances as the volumetric S1 test:
   // 1 % (issue 10) on a, s, stop; 1 mm on the CoP lead (the corners' loads shift linearly: exact up to the pitch);
   // 0.5 % on N. Expected vertex count 4 (the bottom face's corners): 2-D contact.
@@ -150,7 +150,7 @@ report('Xie S1 point_vertices contact dimension while sliding', np.min(dim[sl]),
 
 TEST_CASE("Xie S3 under per-vertex springs: modes by corner count, rest heights (B3)",
           "[validation][xie][point_vertices]") {
-  // Closed forms (§1.11 S3): modes vertex -> edge -> face = 1 -> 2 -> 4 corners; rest heights on the edge
+  // Closed forms (docs/sources.md, S3): modes vertex -> edge -> face = 1 -> 2 -> 4 corners; rest heights on the edge
   // √2/2 − m g/(2k) and on the face 0.5 − m g/(4k) (n = 1, k = 1e6: 4.9 and 2.45 µm sinks), ± 1 µm (a resting
   // spring system: the residual is the decay of the damped modes); sliding deceleration μ g = 1.96 m/s² ± 2 %.
   const std::string out = simulate("s3pv", "xie_s3_cube_tipping_point_vertices.yaml");
@@ -175,7 +175,7 @@ report('Xie S3 point_vertices sliding deceleration after 1.8 s', -np.polyfit(t[s
 }
 
 TEST_CASE("Box spun on its face (B4): 4 corners give a/sqrt(2), the patch 0.3826 a", "[validation][point_vertices]") {
-  // xie-chakraborty-sandia.md §3.4 B4: a unit cube on its face spun at ω0 = 2 rad/s, no translation. Coulomb
+  // docs/sources.md, B4: a unit cube on its face spun at ω0 = 2 rad/s, no translation. Coulomb
   // torsion μ N e_r,eff decelerates the spin at μ m g e_r,eff / I_z: four corners carry m g/4 each at a/√2, so
   // e_r,eff = a/√2 = 0.70711 (4.9904 rad/s²); a uniform pressure on the square gives the mean distance
   // (a/6)(√2 + ln(1 + √2)) = 0.38260 a (2.7002 rad/s²). The volumetric model's spinning friction uses the patch's

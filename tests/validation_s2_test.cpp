@@ -2,7 +2,7 @@
 // vertical whenever ω_z reaches 0 (scenarios/validation/xie_s2_cylinder_rolling.yaml), and the scripted impulses
 // that make it expressible in a scenario file (docs/scenario-format.md, "Impulses").
 //
-// References (shared/reference/xie-chakraborty-sandia.md §1.11 S2, checks XC-S2-1...6), all closed forms:
+// References (Xie §VI-B; docs/sources.md, checks XC-S2-1...6), all closed forms:
 //   rolling speed 1.4 m r²/(m r² + I_axis) = 0.9333 m/s (angular momentum about the contact line);
 //   Δω_z = 3 N m s / I_t = 0.1286 rad/s per kick, I_t = m (3 r² + l²)/12 = 23.333 kg m²;
 //   the kick period Δω_z I_t/(μ m g e_r,eff): Gonthier's volumetric spin friction saturates at μ f_n r_gyr
@@ -104,7 +104,7 @@ rest = t >= t_stop + 0.02   # 20 ms: the axial stiction settles (bristle sigma1 
 print('S2: spin stops at %.4f s (last kick %.4f s); rest window %.3f s' % (t_stop, kicks[-1], t[-1] - t_stop - 0.02))
 # The spin is at rest: r_gyr |omega_z| below the Stribeck speed v_s = 1e-3 m/s (the spin bristle sticks).
 bound(tag + 'spin at rest after the kicks end: max abs(omega_z)', np.abs(w[rest, 2]).max(), 1e-3 / r_gyr, 'rad/s')
-# "L returns to the middle when the spin stops" (reference §1.11 S2, XC-S2-2): 0 by symmetry once omega_z = 0 and the
+# "L returns to the middle when the spin stops" (docs/sources.md, XC-S2-2): 0 by symmetry once omega_z = 0 and the
 # axial friction that turned the path is gone. Averaged over the window: e_eff = 1 leaves the coupled pitch/axial
 # mode (about 140 rad/s; L swings about +-8 mm, decaying slowly through the bristle damping) undamped, and a mean
 # over T of a swing of amplitude A is at most 2 A/(omega T) = 0.7 mm for A = 8 mm and the CI's T = 0.17 s. Tolerance: the
@@ -263,7 +263,7 @@ report('Xie S2 mean normal force while rolling', F[sel, 2].mean(), m * g, 5e-3, 
 # XC-S2-4: drift of the rolling speed over the run (< 1 %).
 late = t >= t[-1] - 0.5
 report('Xie S2 rolling speed over the last 0.5 s', sp[late].mean(), v_roll, 1e-2, 'm/s')
-# The moment balance about the horizontal axis normal to the cylinder (reference §1.11 S2, signs derived for this
+# The moment balance about the horizontal axis normal to the cylinder (docs/sources.md S2, signs derived for this
 # layout: axis +x, rolling along −y with ω_x > 0): −L N = (I_axis ω_x + m v r) ω_z when the path turns rigidly
 # with the axis, so L = −0.1429 ω_z m. Sample by sample L lags that (the axial friction's Contensou lag and the
 # pitch inertia, checked in the CI case); over a long time both average out (the axial slip and the pitch angular

@@ -1,5 +1,5 @@
-// Sandia's doughnut on a cone (LaFarge & Lewis 1998, Rock-N-Stack; xie-chakraborty-sandia.md §2.5 and benchmark B8
-// of §3.4): torus R = 0.05 m, tube r = 0.015 m on a fixed cone of half-angle 10°, no friction
+// Sandia's doughnut on a cone (LaFarge & Lewis 1998, Rock-N-Stack; docs/sources.md, "LaFarge & Lewis" and
+// benchmark B8): torus R = 0.05 m, tube r = 0.015 m on a fixed cone of half-angle 10°, no friction
 // (scenarios/validation/sandia_doughnut_cone*.yaml). The claim checked: the volumetric model's resting state does not
 // depend on its resolution (geometry_tolerance), while a per-vertex spring model's (model point_vertices on a torus
 // mesh) does: its sink and its number of springs change with the tessellation.
@@ -171,7 +171,7 @@ TEST_CASE("Sandia doughnut, volumetric: the resting force converges as the toler
 
 TEST_CASE("Sandia doughnut, volumetric: resting force = weight +- 0.5 % at several tolerances (issue 10)",
           "[validation][sandia][doughnut]") {
-  // The issue's acceptance (xie-chakraborty-sandia.md B8): the resting force does not depend on the resolution.
+  // The issue's acceptance (B8 in docs/sources.md): the resting force does not depend on the resolution.
   // Measured 2026-11-23: 2.17243, 2.17454, 2.17587 N at 1e-2, 3e-3, 1e-3 (m g = 2.17625 N; −0.18 % at worst; the
   // same ring moved and turned about its axis gives −0.34 % at 1e-2, tests/geometry_thin_ring_test.cpp).
   // Before the width rule of the fine spacing this failed at every tolerance (−67 % at 1e-2), and at 1e-4 the

@@ -1,7 +1,7 @@
 // Validation suite (issue 10): vcsim against the other seed studies. Boos 2011 (quasi-static sphere and flat
 // cylinder on plates), Xie & Chakraborty (S1 box sliding, S3 cube corner -> edge -> face), LaFarge & Lewis
-// (Sandia point law), point against volumetric. References: shared/reference/boos-petersen.md,
-// shared/reference/xie-chakraborty-sandia.md; the decisions and the full table are in docs/validation.md.
+// (Sandia point law), point against volumetric. References: docs/sources.md (sources, published values, OCR
+// decisions); the decisions and the full table are in docs/validation.md.
 //
 // Every expected value is a closed form (cited by equation) or a published figure, never a number read off this
 // code's output; every tolerance says why it is what it is.
@@ -93,7 +93,7 @@ std::string simulate(const std::string& name, const std::string& scenario, const
 
 int analyse(const std::string& code) { return validation::analyse(temp_dir(), code); }
 
-// ---- Boos closed forms (boos-petersen.md §2) ----
+// ---- Boos closed forms (Boos eqs 3.11-3.21) ----
 
 // Spherical cap, eq 3.11.
 double cap_volume(double R, double d) { return kPi / 3 * d * d * (3 * R - d); }
@@ -117,9 +117,10 @@ constexpr double kCylR = 5e-3, kCylHalfLength = 5e-3;
 // 1. Boos sphere on plates: F(δ) = k_V (π/3) δ² (3R − δ) within 0.5 %.
 
 TEST_CASE("Boos sphere, displacement control: F = k_V (pi/3) d^2 (3R - d)", "[validation][boos]") {
-  // δ from Boos's table of derived displacements at 1, 5, 10, 20 N (boos-petersen.md §3.2), one plate each; the
-  // reference force is the closed form at the probed δ (its value is the table's load to the table's 4 digits).
-  // Tolerance 0.5 % (issue 10): the volume enters the force linearly, geometry_tolerance 1e-3 bounds V to ~1e-3.
+  // δ from the table of displacements derived at Boos's 1, 5, 10, 20 N (docs/sources.md, "Boos 2011"), one
+  // plate each; the reference force is the closed form at the probed δ (its value is the table's load to the
+  // table's 4 digits). Tolerance 0.5 % (issue 10): the volume enters the force linearly, geometry_tolerance 1e-3
+  // bounds V to ~1e-3.
   struct Plate {
     const char* name;
     double k_v;
@@ -169,7 +170,7 @@ for out, plate, k, F in [
 // 2. Boos flat cylinder r = 5 mm, k_V = 8.82e12: perpendicular slope k_V π r²; misaligned 0.32°: k_V V_wedge.
 
 TEST_CASE("Boos flat cylinder perpendicular: F = k_V pi r^2 d", "[validation][boos]") {
-  // δ from the 20 N level (28.9 nm, boos-petersen.md §5 V6) to 10 µm: the force is linear with slope
+  // δ from the 20 N level (28.9 nm, V6 in docs/sources.md) to 10 µm: the force is linear with slope
   // k_V π r² = 6.9272e8 N/m (eq 3.13). Tolerance 0.5 % (issue 10).
   const double k_v = 8.82e12;
   Probe probe("boos_cylinder.yaml");
@@ -181,7 +182,7 @@ TEST_CASE("Boos flat cylinder perpendicular: F = k_V pi r^2 d", "[validation][bo
 }
 
 TEST_CASE("Boos flat cylinder misaligned 0.32 deg: F = k_V V_wedge(d)", "[validation][boos]") {
-  // Boos's fitted misalignment for Al (γ = 0.32°, Table 3.2) at the δ of 1, 5, 10, 20 N (boos-petersen.md §5 V6:
+  // Boos's fitted misalignment for Al (γ = 0.32°, Boos §3.3.1) at the δ of 1, 5, 10, 20 N (docs/sources.md V6:
   // 0.955, 1.820, 2.404, 3.175 µm) and 20 µm (still partial contact: 2r tanγ = 55.9 µm). Reference k_V V_wedge
   // (closed form above). Tolerance 1 % (issue 10); the crescent-shaped patch is the hardest case of the column
   // lattice (measured volume error ~0.2 % at geometry_tolerance 1e-3).
@@ -203,7 +204,7 @@ TEST_CASE("Boos flat cylinder misaligned 0.32 deg: F = k_V V_wedge(d)", "[valida
 // 3. Xie & Chakraborty S1: unit cube sliding on its face (scenarios/validation/xie_s1_box_sliding.yaml).
 
 TEST_CASE("Xie-Chakraborty S1: box sliding with surface contact", "[validation][xie]") {
-  // Closed forms (xie-chakraborty-sandia.md §1.11 S1): a = μ g = 1.176 m/s², s(4) = 5·4 − 0.588·16 = 10.592 m,
+  // Closed forms (docs/sources.md, S1): a = μ g = 1.176 m/s², s(4) = 5·4 − 0.588·16 = 10.592 m,
   // stop at 5/1.176 = 4.2517 s, rest at 5²/(2·1.176) = 10.6293 m, CoP ahead of the CM by μ h_cm = 0.060 m, path
   // on y = 0.75 x. Tolerances: ±1 % on a, s(4) and the stop (issue 10); CoP ±1 mm (moment balance is exact; the
   // 0.1 mm sink lowers h_cm by 1e-4 m, 0.2 % of the lead) and cross-track ≤ 2 mm (XC-S1-5); straightness 1 mm
@@ -237,7 +238,7 @@ report('Xie S1 contact dimension while sliding (2 = surface)', np.min(dim[sl]), 
 
 TEST_CASE("Xie-Chakraborty S3: cube corner -> edge -> face, then sliding", "[validation][xie]") {
   // Stepped in-process (RK4 + accept_step + the scenario's scripted impulses, as engine/simulation.cpp does).
-  // The scenario carries the paper's two impulses (xie-chakraborty-sandia.md §1.10-1.11); checked below to be
+  // The scenario carries the paper's two impulses (docs/sources.md, "Xie & Chakraborty"); checked below to be
   // the velocity jumps Δv = (√2/2, −√2/2, 0) m/s, Δω = I⁻¹ (0.5, 0.5, 0) = (3, 3, 0) rad/s at t = 1.0 s, then
   // Δv = (10, −10, 0) m/s at 1.8 s.
   // References: modes in the order vertex (0), edge (1), face (2) with the edge reached before 1.0 s and the face
@@ -345,7 +346,7 @@ TEST_CASE("Xie-Chakraborty S3: cube corner -> edge -> face, then sliding", "[val
 // 5. Sandia point law (LaFarge & Lewis 1998): F = k δ^n + λ δ^n δ̇, λ = 1.5 α k, exact restitution.
 
 namespace {
-// The exact Hunt-Crossley rebound speed (xie-chakraborty-sandia.md §2.2): with χ = λ/k = 1.5 α, integrating
+// The exact Hunt-Crossley rebound speed (docs/sources.md, "LaFarge & Lewis"): with χ = λ/k = 1.5 α, integrating
 // m v dv = −k x^n (1 + χ v) dx over the closed contact gives ln[(1 + χ v_in)/(1 − χ v_out)] = χ (v_in + v_out),
 // independent of n and of k/m. Solved for v_out in (0, v_in) by bisection.
 double hunt_crossley_rebound(double chi, double v_in) {
@@ -363,7 +364,7 @@ double hunt_crossley_rebound(double chi, double v_in) {
 TEST_CASE("Sandia point law: restitution follows the exact Hunt-Crossley relation", "[validation][sandia]") {
   // A 1 kg sphere hits a half-space at v_i = 1 m/s without gravity or friction (point model, alpha set, tau_r = 0),
   // for n = 1 (Sandia's polyhedra) and n = 1.5, α v_i = 0.1, 0.3, 0.5. Reference: the exact relation above, and
-  // its tabulated values e = 0.90902, 0.76800, 0.66296 (xie-chakraborty-sandia.md §2.2), not 1 − α v_i.
+  // its tabulated values e = 0.90902, 0.76800, 0.66296 (docs/sources.md), not 1 − α v_i.
   // k = 1e5 N/m^n: contact ≈ π √(m/k) = 9.9 ms (n = 1); RK4 at h = 1e-5 s resolves it with ~1000 steps, so the
   // integration error is far below the 1e-3 tolerance (the reference's own RK4 check agreed to 5 digits).
   const double table[] = {0.90902, 0.76800, 0.66296};
