@@ -250,236 +250,259 @@ PolyData mesh_polydata(const geo::SurfaceMesh& m, const std::vector<Vec3>& norma
   return pd;
 }
 
+// The output's datasets for the export, and the world rebuilt from the scenario text stored in it.
+struct ExportInput {
+  OutputData out;
+  Scenario scenario;
+  BuiltWorld built;
+};
+ExportInput read_export_input(const std::string& input) {
+  ExportInput in;
+  OutputData& out = in.out;
+  OutputReader file = open_vcsim_output(input);
+  out.scenario_text = file.text("scenario").value_or("");
+  out.scenario_file = file.text("scenario_file").value_or("");
+  out.scenario_name = file.text("scenario_name").value_or(fs::path(input).stem().string());
+  out.status = file.text("status").value_or("");
+  if (out.scenario_text.empty())
+    throw BadOutputFile(input + ": error: the vcsim output has no `scenario` attribute (the scenario text "
+                                "is needed to rebuild the bodies' geometry)");
+  auto time = read_table(file, output_path::kTime);
+  if (!time) throw BadOutputFile(input + ": error: cannot read /time");
+  out.time = std::move(*time);
+  out.samples = out.time.rows;
+
+  // Re-load the scenario from its stored text, through the normal loader; mesh files are relative to the original
+  // scenario file.
+  try {
+    in.scenario = load_scenario_text(out.scenario_text,
+                                     out.scenario_file.empty() ? safe_name(out.scenario_name) + ".yaml"
+                                                               : out.scenario_file);
+    in.built = build_world(in.scenario);
+  } catch (const std::exception& e) {
+    throw BadOutputFile(input + ": error: the scenario stored in the file does not load: " + e.what());
+  }
+  const World& world = in.built.world;
+  for (const auto& b : world.bodies) {
+    auto p = read_table(file, output_path::body(b.name, "position"));
+    auto q = read_table(file, output_path::body(b.name, "orientation"));
+    if (!p || !q || p->cols != 3 || q->cols != 4)
+      throw BadOutputFile(input + ": error: body '" + b.name +
+                          "' of the stored scenario has no position/orientation datasets");
+    out.samples = std::min({out.samples, p->rows, q->rows});
+    out.body_pose[b.name] = {std::move(*p), std::move(*q)};
+  }
+  for (const auto& c : world.contacts) {
+    PairData pd;
+    pd.name = c.name;
+    auto ic = read_table(file, output_path::contact(c.name, "in_contact"));
+    auto f = read_table(file, output_path::contact(c.name, "force"));
+    auto pt = read_table(file, output_path::contact(c.name, "point"));
+    auto tq = read_table(file, output_path::contact(c.name, "torque_about_point"));
+    if (!ic || !f || !pt || !tq) continue;  // an older file without this pair: no glyphs for it
+    pd.in_contact = std::move(*ic), pd.force = std::move(*f), pd.point = std::move(*pt);
+    pd.torque_about_point = std::move(*tq);
+    pd.normal = read_table(file, output_path::contact(c.name, "normal"));
+    if (pd.normal && pd.normal->cols != 3) pd.normal.reset();
+    pd.volume = read_table(file, output_path::contact(c.name, "volume"));
+    if (pd.volume && pd.volume->cols != 1) pd.volume.reset();
+    out.samples = std::min({out.samples, pd.in_contact.rows, pd.force.rows, pd.point.rows});
+    out.pairs.push_back(std::move(pd));
+  }
+  if (out.samples == 0) throw BadOutputFile(input + ": error: the vcsim output has no samples");
+  return in;
+}
+
+// Evenly spaced sample indices, first and last included.
+std::vector<size_t> frame_indices(size_t n, int wanted) {
+  const size_t nf = std::min<size_t>(n, std::max(1, wanted));
+  std::vector<size_t> frames;
+  for (size_t k = 0; k < nf; ++k) {
+    const size_t i = nf == 1 ? n - 1 : static_cast<size_t>(std::llround(double(k) * double(n - 1) / double(nf - 1)));
+    if (frames.empty() || i != frames.back()) frames.push_back(i);
+  }
+  return frames;
+}
+
+// Every bounded cell over every frame, plus a margin. Unbounded cells are clipped to it.
+geo::Aabb scene_box(const World& world, OutputData& out, const std::vector<size_t>& frames) {
+  geo::Aabb scene;
+  for (const auto& b : world.bodies)
+    for (const auto& c : b.geometry.cells)
+      for (size_t i : frames) {
+        const geo::Aabb w = geo::world_bounds(c, pose_at(out.body_pose[b.name], i));
+        if (!w.min.allFinite() || !w.max.allFinite()) continue;
+        scene.min = scene.min.cwiseMin(w.min);
+        scene.max = scene.max.cwiseMax(w.max);
+        if (b.fixed) break;
+      }
+  if (scene.empty()) scene.min = Vec3::Constant(-1), scene.max = Vec3::Constant(1);
+  const double margin = std::max(0.25 * (scene.max - scene.min).maxCoeff(), 1e-3);
+  scene.min.array() -= margin;
+  scene.max.array() += margin;
+  return scene;
+}
+
+// A body's surface, once, in its centre-of-mass frame.
+struct BodyMesh {
+  size_t body;
+  geo::SurfaceMesh mesh;
+  std::vector<Vec3> normals;
+  std::vector<int32_t> octant;
+};
+std::vector<BodyMesh> body_meshes(const World& world, OutputData& out, const geo::Aabb& scene, size_t first_frame,
+                                  const ExportOptions& options) {
+  std::vector<BodyMesh> meshes;
+  for (size_t b = 0; b < world.bodies.size(); ++b) {
+    const RigidBody& body = world.bodies[b];
+    if (body.geometry.cells.empty()) continue;
+    geo::SurfaceMeshOptions mo;
+    mo.resolution = options.resolution;
+    mo.adaptivity = options.adaptivity;
+    mo.clip = transformed_box(scene, pose_at(out.body_pose[body.name], first_frame).inverse());
+    BodyMesh bm{b, geo::body_surface_mesh(body.geometry, mo), {}, {}};
+    if (bm.mesh.triangles.empty()) continue;
+    bm.normals = vertex_normals(bm.mesh);
+    for (const auto& t : bm.mesh.triangles) {
+      const Vec3 c = (bm.mesh.points[t[0]] + bm.mesh.points[t[1]] + bm.mesh.points[t[2]]) / 3;
+      bm.octant.push_back((c.x() > 0) ^ (c.y() > 0) ^ (c.z() > 0));  // a checker pattern that shows rotation
+    }
+    if (!options.quiet)
+      std::cerr << "mesh       " << body.name << ": " << bm.mesh.triangles.size() << " triangles, "
+                << bm.mesh.points.size() << " points\n";
+    meshes.push_back(std::move(bm));
+  }
+  return meshes;
+}
+
+// The contacts at sample i: one vertex per pair in contact, with its vectors as point data (for Glyph filters).
+PolyData contact_glyphs(const OutputData& out, size_t i, double t) {
+  PolyData cd;
+  cd.kind = PolyData::Cells::Verts;
+  std::vector<float> force, normal, torque, volume, normal_force, force_magnitude;
+  std::vector<int32_t> pair_index;
+  for (size_t p = 0; p < out.pairs.size(); ++p) {
+    const PairData& pr = out.pairs[p];
+    if (!(pr.in_contact.row(i)[0] > 0.5)) continue;
+    const Vec3 x(pr.point.row(i)), f(pr.force.row(i)), tq(pr.torque_about_point.row(i));
+    Vec3 nrm = pr.normal ? Vec3(pr.normal->row(i)) : (f.norm() > 0 ? Vec3(f.normalized()) : Vec3(Vec3::Zero()));
+    for (int c = 0; c < 3; ++c) {
+      cd.points.push_back(static_cast<float>(x[c]));
+      force.push_back(static_cast<float>(f[c]));
+      normal.push_back(static_cast<float>(nrm[c]));
+      torque.push_back(static_cast<float>(tq[c]));
+    }
+    volume.push_back(pr.volume ? static_cast<float>(pr.volume->row(i)[0]) : 0.0f);
+    normal_force.push_back(static_cast<float>(f.dot(nrm)));
+    force_magnitude.push_back(static_cast<float>(f.norm()));
+    pair_index.push_back(static_cast<int32_t>(p));
+    cd.connectivity.push_back(static_cast<int32_t>(cd.connectivity.size()));
+    cd.offsets.push_back(static_cast<int32_t>(cd.connectivity.size()));
+  }
+  cd.point_data = {DataArray::of("force", "Float32", 3, force),
+                   DataArray::of("normal", "Float32", 3, normal),
+                   DataArray::of("torque_about_point", "Float32", 3, torque),
+                   DataArray::of("normal_force", "Float32", 1, normal_force),
+                   DataArray::of("force_magnitude", "Float32", 1, force_magnitude),
+                   DataArray::of("volume", "Float32", 1, volume),
+                   DataArray::of("pair", "Int32", 1, pair_index)};
+  cd.field_data.push_back(DataArray::of("TimeValue", "Float64", 1, std::vector<double>{t}));
+  return cd;
+}
+
 }  // namespace
 
 void check_output_file(const std::string& path) { open_vcsim_output(path); }
 
 ExportSummary export_vtk(const ExportOptions& options) {
   ExportSummary summary;
-  OutputData out;
-  {
-    OutputReader file = open_vcsim_output(options.input);
-    out.scenario_text = file.text("scenario").value_or("");
-    out.scenario_file = file.text("scenario_file").value_or("");
-    out.scenario_name = file.text("scenario_name").value_or(fs::path(options.input).stem().string());
-    out.status = file.text("status").value_or("");
-    if (out.scenario_text.empty())
-      throw BadOutputFile(options.input + ": error: the vcsim output has no `scenario` attribute (the scenario text "
-                                          "is needed to rebuild the bodies' geometry)");
-    auto time = read_table(file, output_path::kTime);
-    if (!time) throw BadOutputFile(options.input + ": error: cannot read /time");
-    out.time = std::move(*time);
-    out.samples = out.time.rows;
+  ExportInput input = read_export_input(options.input);
+  OutputData& out = input.out;
+  const Scenario& scenario = input.scenario;
+  const World& world = input.built.world;
+  summary.scenario_name = scenario.name;
+  const std::vector<size_t> frames = frame_indices(out.samples, options.frames);
+  const geo::Aabb scene = scene_box(world, out, frames);
 
-    // Re-load the scenario from its stored text, through the normal loader.
-    const fs::path tmp = fs::temp_directory_path() / ("vcsim_export_" + std::to_string(getpid()));
-    fs::create_directories(tmp);
-    const fs::path yaml = tmp / (safe_name(out.scenario_name) + ".yaml");
-    std::ofstream(yaml) << out.scenario_text;
-    Scenario scenario;
-    BuiltWorld built;
-    try {
-      scenario = load_scenario(yaml.string());
-      // Mesh files are relative to the original scenario file.
-      if (!out.scenario_file.empty()) scenario.source_file = out.scenario_file;
-      built = build_world(scenario);
-    } catch (const std::exception& e) {
-      fs::remove_all(tmp);
-      throw BadOutputFile(options.input + ": error: the scenario stored in the file does not load: " + e.what());
-    }
-    fs::remove_all(tmp);
-    summary.scenario_name = scenario.name;
-    World& world = built.world;
+  // Output directory.
+  const fs::path dir = options.output_dir.empty()
+                           ? fs::path(fs::path(options.input).replace_extension("").string() + "-vtk")
+                           : fs::path(options.output_dir);
+  std::error_code ec;
+  fs::create_directories(dir / "bodies", ec);
+  fs::create_directories(dir / "frames", ec);
+  if (ec || !fs::is_directory(dir / "frames"))
+    throw std::runtime_error(dir.string() + ": error: cannot create the output directory" +
+                             (ec ? ": " + ec.message() : ""));
+  // Old frames from an earlier export with more frames would be confusing: remove ours.
+  for (const auto& e : fs::directory_iterator(dir / "frames", ec))
+    if (e.path().extension() == ".vtp") fs::remove(e.path(), ec);
 
-    for (const auto& b : world.bodies) {
-      auto p = read_table(file, output_path::body(b.name, "position"));
-      auto q = read_table(file, output_path::body(b.name, "orientation"));
-      if (!p || !q || p->cols != 3 || q->cols != 4)
-        throw BadOutputFile(options.input + ": error: body '" + b.name +
-                            "' of the stored scenario has no position/orientation datasets");
-      out.samples = std::min({out.samples, p->rows, q->rows});
-      out.body_pose[b.name] = {std::move(*p), std::move(*q)};
-    }
-    for (const auto& c : world.contacts) {
-      PairData pd;
-      pd.name = c.name;
-      auto ic = read_table(file, output_path::contact(c.name, "in_contact"));
-      auto f = read_table(file, output_path::contact(c.name, "force"));
-      auto pt = read_table(file, output_path::contact(c.name, "point"));
-      auto tq = read_table(file, output_path::contact(c.name, "torque_about_point"));
-      if (!ic || !f || !pt || !tq) continue;  // an older file without this pair: no glyphs for it
-      pd.in_contact = std::move(*ic), pd.force = std::move(*f), pd.point = std::move(*pt);
-      pd.torque_about_point = std::move(*tq);
-      pd.normal = read_table(file, output_path::contact(c.name, "normal"));
-      if (pd.normal && pd.normal->cols != 3) pd.normal.reset();
-      pd.volume = read_table(file, output_path::contact(c.name, "volume"));
-      if (pd.volume && pd.volume->cols != 1) pd.volume.reset();
-      out.samples = std::min({out.samples, pd.in_contact.rows, pd.force.rows, pd.point.rows});
-      out.pairs.push_back(std::move(pd));
-    }
-    if (out.samples == 0) throw BadOutputFile(options.input + ": error: the vcsim output has no samples");
+  const auto tm = Clock::now();
+  const std::vector<BodyMesh> meshes = body_meshes(world, out, scene, frames.front(), options);
+  summary.mesh_seconds = seconds_since(tm);
 
-    // Frames: evenly spaced sample indices, first and last included.
-    const size_t n = out.samples;
-    const size_t nf = std::min<size_t>(n, std::max(1, options.frames));
-    std::vector<size_t> frames;
-    for (size_t k = 0; k < nf; ++k) {
-      const size_t i = nf == 1 ? n - 1 : static_cast<size_t>(std::llround(double(k) * double(n - 1) / double(nf - 1)));
-      if (frames.empty() || i != frames.back()) frames.push_back(i);
-    }
-
-    // Scene box: every bounded cell over every frame, plus a margin. Unbounded cells are clipped to it.
-    geo::Aabb scene;
-    for (const auto& b : world.bodies)
-      for (const auto& c : b.geometry.cells)
-        for (size_t i : frames) {
-          const geo::Aabb w = geo::world_bounds(c, pose_at(out.body_pose[b.name], i));
-          if (!w.min.allFinite() || !w.max.allFinite()) continue;
-          scene.min = scene.min.cwiseMin(w.min);
-          scene.max = scene.max.cwiseMax(w.max);
-          if (b.fixed) break;
-        }
-    if (scene.empty()) scene.min = Vec3::Constant(-1), scene.max = Vec3::Constant(1);
-    const double margin = std::max(0.25 * (scene.max - scene.min).maxCoeff(), 1e-3);
-    scene.min.array() -= margin;
-    scene.max.array() += margin;
-
-    // Output directory.
-    const fs::path dir = options.output_dir.empty()
-                             ? fs::path(fs::path(options.input).replace_extension("").string() + "-vtk")
-                             : fs::path(options.output_dir);
-    std::error_code ec;
-    fs::create_directories(dir / "bodies", ec);
-    fs::create_directories(dir / "frames", ec);
-    if (ec || !fs::is_directory(dir / "frames"))
-      throw std::runtime_error(dir.string() + ": error: cannot create the output directory" +
-                               (ec ? ": " + ec.message() : ""));
-    // Old frames from an earlier export with more frames would be confusing: remove ours.
-    for (const auto& e : fs::directory_iterator(dir / "frames", ec))
-      if (e.path().extension() == ".vtp") fs::remove(e.path(), ec);
-
-    // Meshes, once per body, in the body (centre-of-mass) frame.
-    struct BodyMesh {
-      size_t body;
-      geo::SurfaceMesh mesh;
-      std::vector<Vec3> normals;
-      std::vector<int32_t> octant;
-    };
-    std::vector<BodyMesh> meshes;
-    const auto tm = Clock::now();
-    for (size_t b = 0; b < world.bodies.size(); ++b) {
-      const RigidBody& body = world.bodies[b];
-      if (body.geometry.cells.empty()) continue;
-      geo::SurfaceMeshOptions mo;
-      mo.resolution = options.resolution;
-      mo.adaptivity = options.adaptivity;
-      mo.clip = transformed_box(scene, pose_at(out.body_pose[body.name], frames.front()).inverse());
-      BodyMesh bm{b, geo::body_surface_mesh(body.geometry, mo), {}, {}};
-      if (bm.mesh.triangles.empty()) continue;
-      bm.normals = vertex_normals(bm.mesh);
-      for (const auto& t : bm.mesh.triangles) {
-        const Vec3 c = (bm.mesh.points[t[0]] + bm.mesh.points[t[1]] + bm.mesh.points[t[2]]) / 3;
-        bm.octant.push_back((c.x() > 0) ^ (c.y() > 0) ^ (c.z() > 0));  // a checker pattern that shows rotation
-      }
-      if (!options.quiet)
-        std::cerr << "mesh       " << body.name << ": " << bm.mesh.triangles.size() << " triangles, "
-                  << bm.mesh.points.size() << " points\n";
-      meshes.push_back(std::move(bm));
-    }
-    summary.mesh_seconds = seconds_since(tm);
-
-    // Files.
-    const auto tw = Clock::now();
-    std::ostringstream pvd;
-    pvd << "<?xml version=\"1.0\"?>\n"
-        << "<!-- vcsim export of " << xml_escape(options.input) << " (scenario " << xml_escape(scenario.name)
-        << "): open in ParaView; see docs/visualization.md -->\n"
-        << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n<Collection>\n";
-    char num[32];
-    for (const auto& bm : meshes) {
-      const RigidBody& body = world.bodies[bm.body];
-      write_vtp(dir / "bodies" / (safe_name(body.name) + ".vtp"), mesh_polydata(bm.mesh, bm.normals, Pose{}, bm.octant, {}, false),
+  // Files.
+  const auto tw = Clock::now();
+  std::ostringstream pvd;
+  pvd << "<?xml version=\"1.0\"?>\n"
+      << "<!-- vcsim export of " << xml_escape(options.input) << " (scenario " << xml_escape(scenario.name)
+      << "): open in ParaView; see docs/visualization.md -->\n"
+      << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n<Collection>\n";
+  char num[32];
+  for (const auto& bm : meshes) {
+    const RigidBody& body = world.bodies[bm.body];
+    write_vtp(dir / "bodies" / (safe_name(body.name) + ".vtp"),
+              mesh_polydata(bm.mesh, bm.normals, Pose{}, bm.octant, {}, false), options.compress);
+    ++summary.files;
+    summary.bodies.push_back(body.name);
+    summary.triangles.push_back(static_cast<long>(bm.mesh.triangles.size()));
+    if (body.fixed) {
+      write_vtp(dir / "frames" / (safe_name(body.name) + ".vtp"),
+                mesh_polydata(bm.mesh, bm.normals, pose_at(out.body_pose[body.name], frames.front()), bm.octant, {}),
                 options.compress);
       ++summary.files;
-      summary.bodies.push_back(body.name);
-      summary.triangles.push_back(static_cast<long>(bm.mesh.triangles.size()));
-      if (body.fixed) {
-        write_vtp(dir / "frames" / (safe_name(body.name) + ".vtp"),
-                  mesh_polydata(bm.mesh, bm.normals, pose_at(out.body_pose[body.name], frames.front()), bm.octant, {}),
+    }
+  }
+  const int contacts_part = static_cast<int>(meshes.size());
+  for (size_t k = 0; k < frames.size(); ++k) {
+    const size_t i = frames[k];
+    const double t = out.time.data[i];
+    summary.frame_times.push_back(t);
+    std::snprintf(num, sizeof num, "%04zu", k);
+    std::ostringstream ts;
+    ts.precision(12);
+    ts << t;
+    for (size_t m = 0; m < meshes.size(); ++m) {
+      const RigidBody& body = world.bodies[meshes[m].body];
+      std::string rel = "frames/" + safe_name(body.name) + (body.fixed ? "" : std::string("_") + num) + ".vtp";
+      if (!body.fixed) {
+        write_vtp(dir / rel,
+                  mesh_polydata(meshes[m].mesh, meshes[m].normals, pose_at(out.body_pose[body.name], i),
+                                meshes[m].octant, t),
                   options.compress);
         ++summary.files;
       }
+      pvd << "  <DataSet timestep=\"" << ts.str() << "\" group=\"\" part=\"" << m << "\" name=\""
+          << xml_escape(body.name) << "\" file=\"" << xml_escape(rel) << "\"/>\n";
     }
-    const int contacts_part = static_cast<int>(meshes.size());
-    for (size_t k = 0; k < frames.size(); ++k) {
-      const size_t i = frames[k];
-      const double t = out.time.data[i];
-      summary.frame_times.push_back(t);
-      std::snprintf(num, sizeof num, "%04zu", k);
-      std::ostringstream ts;
-      ts.precision(12);
-      ts << t;
-      for (size_t m = 0; m < meshes.size(); ++m) {
-        const RigidBody& body = world.bodies[meshes[m].body];
-        std::string rel = "frames/" + safe_name(body.name) + (body.fixed ? "" : std::string("_") + num) + ".vtp";
-        if (!body.fixed) {
-          write_vtp(dir / rel,
-                    mesh_polydata(meshes[m].mesh, meshes[m].normals, pose_at(out.body_pose[body.name], i),
-                                  meshes[m].octant, t),
-                    options.compress);
-          ++summary.files;
-        }
-        pvd << "  <DataSet timestep=\"" << ts.str() << "\" group=\"\" part=\"" << m << "\" name=\""
-            << xml_escape(body.name) << "\" file=\"" << xml_escape(rel) << "\"/>\n";
-      }
-      // Contacts: one vertex per pair in contact, with its vectors as point data (for Glyph filters).
-      PolyData cd;
-      cd.kind = PolyData::Cells::Verts;
-      std::vector<float> force, normal, torque, volume, normal_force, force_magnitude;
-      std::vector<int32_t> pair_index;
-      for (size_t p = 0; p < out.pairs.size(); ++p) {
-        const PairData& pr = out.pairs[p];
-        if (!(pr.in_contact.row(i)[0] > 0.5)) continue;
-        const Vec3 x(pr.point.row(i)), f(pr.force.row(i)), tq(pr.torque_about_point.row(i));
-        Vec3 nrm = pr.normal ? Vec3(pr.normal->row(i)) : (f.norm() > 0 ? Vec3(f.normalized()) : Vec3(Vec3::Zero()));
-        for (int c = 0; c < 3; ++c) {
-          cd.points.push_back(static_cast<float>(x[c]));
-          force.push_back(static_cast<float>(f[c]));
-          normal.push_back(static_cast<float>(nrm[c]));
-          torque.push_back(static_cast<float>(tq[c]));
-        }
-        volume.push_back(pr.volume ? static_cast<float>(pr.volume->row(i)[0]) : 0.0f);
-        normal_force.push_back(static_cast<float>(f.dot(nrm)));
-        force_magnitude.push_back(static_cast<float>(f.norm()));
-        pair_index.push_back(static_cast<int32_t>(p));
-        cd.connectivity.push_back(static_cast<int32_t>(cd.connectivity.size()));
-        cd.offsets.push_back(static_cast<int32_t>(cd.connectivity.size()));
-      }
-      cd.point_data = {DataArray::of("force", "Float32", 3, force),
-                       DataArray::of("normal", "Float32", 3, normal),
-                       DataArray::of("torque_about_point", "Float32", 3, torque),
-                       DataArray::of("normal_force", "Float32", 1, normal_force),
-                       DataArray::of("force_magnitude", "Float32", 1, force_magnitude),
-                       DataArray::of("volume", "Float32", 1, volume),
-                       DataArray::of("pair", "Int32", 1, pair_index)};
-      cd.field_data.push_back(DataArray::of("TimeValue", "Float64", 1, std::vector<double>{t}));
-      const std::string rel = std::string("frames/contacts_") + num + ".vtp";
-      write_vtp(dir / rel, cd, options.compress);
-      ++summary.files;
-      pvd << "  <DataSet timestep=\"" << ts.str() << "\" group=\"\" part=\"" << contacts_part
-          << "\" name=\"contacts\" file=\"" << rel << "\"/>\n";
-    }
-    pvd << "</Collection>\n</VTKFile>\n";
-    const fs::path pvd_path = dir / (safe_name(scenario.name) + ".pvd");
-    std::ofstream pf(pvd_path);
-    pf << pvd.str();
-    if (!pf) throw std::runtime_error(pvd_path.string() + ": error: cannot write");
+    const PolyData cd = contact_glyphs(out, i, t);
+    const std::string rel = std::string("frames/contacts_") + num + ".vtp";
+    write_vtp(dir / rel, cd, options.compress);
     ++summary.files;
-    summary.write_seconds = seconds_since(tw);
-    summary.output_dir = dir.string();
-    summary.pvd = pvd_path.string();
-    summary.frames = static_cast<int>(frames.size());
+    pvd << "  <DataSet timestep=\"" << ts.str() << "\" group=\"\" part=\"" << contacts_part
+        << "\" name=\"contacts\" file=\"" << rel << "\"/>\n";
   }
+  pvd << "</Collection>\n</VTKFile>\n";
+  const fs::path pvd_path = dir / (safe_name(scenario.name) + ".pvd");
+  std::ofstream pf(pvd_path);
+  pf << pvd.str();
+  if (!pf) throw std::runtime_error(pvd_path.string() + ": error: cannot write");
+  ++summary.files;
+  summary.write_seconds = seconds_since(tw);
+  summary.output_dir = dir.string();
+  summary.pvd = pvd_path.string();
+  summary.frames = static_cast<int>(frames.size());
   return summary;
 }
 
