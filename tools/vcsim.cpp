@@ -122,14 +122,23 @@ int print_input_error(const std::exception& e) {
   return 2;
 }
 
-int run_plot(const std::string& file, const std::string& dir, const std::vector<std::string>& extra) {
+// Debian's interpreter, which has python3-h5py and python3-matplotlib (a pyenv python may not).
+std::string debian_python() { return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
+
+struct PlotCli {
+  std::string file, dir, size;
+  int max_pairs = 0, max_bodies = 0;
+};
+
+int run_plot(const PlotCli& cli) {
   const char* env = std::getenv("VCSIM_VCPLOT");
   const std::string script = env ? env : std::string(VCSIM_SOURCE_DIR) + "/tools/vcplot";
-  // Debian's interpreter, which has python3-h5py and python3-matplotlib (a pyenv python may not).
-  const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-  std::vector<std::string> args = {python, script, file};
-  if (!dir.empty()) args.insert(args.end(), {"-o", dir});
-  args.insert(args.end(), extra.begin(), extra.end());
+  const std::string python = debian_python();
+  std::vector<std::string> args = {python, script, cli.file};
+  if (!cli.dir.empty()) args.insert(args.end(), {"-o", cli.dir});
+  if (cli.max_pairs > 0) args.insert(args.end(), {"--max-pairs", std::to_string(cli.max_pairs)});
+  if (cli.max_bodies > 0) args.insert(args.end(), {"--max-bodies", std::to_string(cli.max_bodies)});
+  if (!cli.size.empty()) args.insert(args.end(), {"--size", cli.size});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -138,7 +147,6 @@ int run_plot(const std::string& file, const std::string& dir, const std::vector<
   return 1;
 }
 
-// Debian's interpreter, which has python3-h5py and python3-matplotlib (a pyenv python may not).
 // The energy line's verdict (docs/conventions.md, "Energy tolerance"): round-off, plus what the friction bristles
 // held (their springs are outside the bookkeeping and give back what they stored when a stuck contact slips).
 // relative: the budget's factor, 1e-9 (round-off) for the fixed steps, rel_tol for the adaptive integrators (whose
@@ -165,7 +173,6 @@ std::string energy_verdict(const vcsim::RunSummary& s, double relative) {
   return m.str();
 }
 
-std::string debian_python() { return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
 
 // Runs a command and waits for it; returns its exit status (1 if it could not run or was killed).
 // A Ctrl-C stops the child; this process outlives it to clean up.
@@ -270,6 +277,97 @@ int run_animate(const AnimateCli& cli) {
   return status;
 }
 
+struct RunCli {
+  std::string file, output;
+  std::vector<std::string> overrides;
+  int threads = 0;
+  double dump_vdb = -1;
+  bool quiet = false, strict = false;
+};
+
+// `vcsim run` and `vcsim check`: load, build, preflight; then run (unless only checking) and print the summary.
+int run_scenario(const RunCli& cli, bool check_only) {
+  std::unique_ptr<tbb::global_control> thread_cap;
+  if (cli.threads > 0)
+    thread_cap = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, cli.threads);
+
+  vcsim::Scenario scenario;
+  vcsim::BuiltWorld built;
+  vcsim::PreflightReport preflight;
+  try {
+    scenario = vcsim::load_scenario(cli.file, cli.overrides);
+    built = vcsim::build_world(scenario);
+    preflight = vcsim::preflight(scenario, built);
+  } catch (const vcsim::LocatedError& e) {  // the loader's, the geometry's and the contact models'
+    return print_input_error(e);
+  } catch (const std::exception& e) {
+    std::cerr << cli.file << ": error: " << e.what() << "\n";
+    return 2;
+  }
+
+  // Warnings before a wrong answer (engine/preflight.h, docs/reliability.md): printed, stored in the output, and
+  // errors under --strict.
+  std::vector<std::string> warnings;
+  for (const auto& w : preflight.warnings) {
+    warnings.push_back(w.text());
+    std::cerr << (cli.strict ? vcsim::format_located(w.where, w.message) : w.text()) << "\n";
+  }
+  if (cli.strict && !warnings.empty()) {
+    std::cerr << "error: " << warnings.size() << " warning(s) with --strict; nothing run\n";
+    return 2;
+  }
+
+  if (check_only) {
+    std::cout << cli.file << ": ok (" << scenario.bodies.size() << " bodies, " << scenario.contacts.size()
+              << " contacts, " << built.world.state_size() << " states"
+              << (warnings.empty() ? "" : ", " + std::to_string(warnings.size()) + " warning(s)") << ")\n";
+    print_resolved(scenario, built.world);
+    return 0;
+  }
+
+  vcsim::RunOptions options;
+  options.output_path = cli.output.empty() ? scenario.output_file : cli.output;
+  options.stop_requested = &g_stop;
+  options.dump_vdb_time = cli.dump_vdb;
+  options.dump_vdb_prefix = std::filesystem::path(options.output_path).replace_extension("").string();
+  options.warnings = warnings;
+  options.guard = &preflight.guard;
+  ProgressReporter progress;
+  if (!cli.quiet) options.on_progress = [&](const vcsim::Progress& p) { progress(p); };
+  std::signal(SIGINT, on_sigint);
+
+  vcsim::RunSummary s;
+  try {
+    s = vcsim::run_simulation(scenario, built, options);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  const int used_threads = cli.threads > 0 ? cli.threads : tbb::info::default_concurrency();
+  std::cout << "scenario   " << scenario.name << " (" << cli.file << ")\n"
+            << "status     " << s.status << "\n"
+            << "simulated  " << s.sim_time << " s in " << describe_steps(scenario, s) << ", " << s.rhs_evaluations
+            << " right-hand-side evaluations\n"
+            << "wall time  " << s.wall_time << " s (" << (s.wall_time > 0 ? s.sim_time / s.wall_time : 0)
+            << "x real time, " << used_threads << " threads)\n"
+            << "energy     total " << s.initial_energy.total() << " J -> " << s.final_energy.total()
+            << " J; largest rise " << s.max_energy_increase << " J"
+            << energy_verdict(s, scenario.adaptive ? std::max(1e-9, scenario.adaptive_settings.rel_tol) : 1e-9)
+            << "\n"
+            << "output     " << options.output_path << " (" << s.samples << " samples)\n";
+  if (!scenario.impulses.empty())  // scripted impulses are external work: the energy line starts over after each
+    std::cout << "impulses   " << s.impulses_applied << " applied (/impulses in the output; the energy rise is "
+              << "measured from the state after each)\n";
+  if (cli.dump_vdb >= 0)
+    std::cout << "vdb        " << s.vdb_files << " interference region(s) at t = " << cli.dump_vdb << " s, "
+              << options.dump_vdb_prefix << "_*.vdb\n";
+  if (s.failed) {
+    std::cerr << "error: " << s.failure_message << "\n";
+    return 1;
+  }
+  return s.status == "interrupted" ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -277,37 +375,31 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("vcsim ") + VCSIM_VERSION + " (" + VCSIM_GIT_REVISION + ")");
 
-  std::string file, output;
-  std::vector<std::string> overrides;
-  int threads = 0;
-  double dump_vdb = -1;
-  bool quiet = false, strict = false;
+  RunCli rc;
 
   auto* run = app.add_subcommand("run", "Simulate a scenario file into an HDF5 output");
-  run->add_option("file", file, "Scenario file (YAML)")->required();
-  run->add_option("-o,--output", output, "Output HDF5 file (default: the scenario's output.file)");
-  run->add_option("--set", overrides, "Override a scenario value, e.g. --set bodies.ball.velocity=[0,0.3,0]");
-  run->add_option("--threads", threads, "Cap on TBB worker threads (default: all cores)")->check(CLI::PositiveNumber);
-  run->add_option("--dump-vdb", dump_vdb, "Write the voxelized interference regions at this time (s) as .vdb files");
-  run->add_flag("-q,--quiet", quiet, "No progress output");
-  run->add_flag("--strict", strict, "Treat every warning as an error (run nothing)");
+  run->add_option("file", rc.file, "Scenario file (YAML)")->required();
+  run->add_option("-o,--output", rc.output, "Output HDF5 file (default: the scenario's output.file)");
+  run->add_option("--set", rc.overrides, "Override a scenario value, e.g. --set bodies.ball.velocity=[0,0.3,0]");
+  run->add_option("--threads", rc.threads, "Cap on TBB worker threads (default: all cores)")->check(CLI::PositiveNumber);
+  run->add_option("--dump-vdb", rc.dump_vdb, "Write the voxelized interference regions at this time (s) as .vdb files");
+  run->add_flag("-q,--quiet", rc.quiet, "No progress output");
+  run->add_flag("--strict", rc.strict, "Treat every warning as an error (run nothing)");
 
   auto* check = app.add_subcommand("check", "Validate a scenario file without running it");
-  check->add_option("file", file, "Scenario file (YAML)")->required();
-  check->add_option("--set", overrides, "Override a scenario value");
-  check->add_flag("--strict", strict, "Treat every warning as an error");
+  check->add_option("file", rc.file, "Scenario file (YAML)")->required();
+  check->add_option("--set", rc.overrides, "Override a scenario value");
+  check->add_flag("--strict", rc.strict, "Treat every warning as an error");
 
-  std::string plot_file, plot_dir;
+  PlotCli pc;
   auto* plot = app.add_subcommand("plot", "Write PNG figures from an output file (tools/vcplot)");
-  plot->add_option("file", plot_file, "vcsim HDF5 output")->required();
-  plot->add_option("-o,--output-dir", plot_dir, "Directory for the figures (default: OUT-plots/)");
-  int plot_max_pairs = 0, plot_max_bodies = 0;
-  std::string plot_size;
-  plot->add_option("--max-pairs", plot_max_pairs, "Plot at most this many contact pairs, the busiest (default 6)")
+  plot->add_option("file", pc.file, "vcsim HDF5 output")->required();
+  plot->add_option("-o,--output-dir", pc.dir, "Directory for the figures (default: OUT-plots/)");
+  plot->add_option("--max-pairs", pc.max_pairs, "Plot at most this many contact pairs, the busiest (default 6)")
       ->check(CLI::PositiveNumber);
-  plot->add_option("--max-bodies", plot_max_bodies, "Plot at most this many moving bodies (default 6)")
+  plot->add_option("--max-bodies", pc.max_bodies, "Plot at most this many moving bodies (default 6)")
       ->check(CLI::PositiveNumber);
-  plot->add_option("--size", plot_size, "Figure size in pixels, WxH (default 1200x900)");
+  plot->add_option("--size", pc.size, "Figure size in pixels, WxH (default 1200x900)");
 
   ExportCli ex;
   auto* exp = app.add_subcommand("export", "Write ParaView files (.vtp meshes per frame + .pvd) from an output file");
@@ -357,94 +449,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
-  if (plot->parsed()) {
-    std::vector<std::string> extra;
-    if (plot_max_pairs > 0) extra.insert(extra.end(), {"--max-pairs", std::to_string(plot_max_pairs)});
-    if (plot_max_bodies > 0) extra.insert(extra.end(), {"--max-bodies", std::to_string(plot_max_bodies)});
-    if (!plot_size.empty()) extra.insert(extra.end(), {"--size", plot_size});
-    return run_plot(plot_file, plot_dir, extra);
-  }
+  if (plot->parsed()) return run_plot(pc);
   if (exp->parsed()) return run_export(ex);
   if (swp->parsed()) return vcsim::sweep::run_sweep(sw);
   if (anim->parsed()) return run_animate(an);
 
-  std::unique_ptr<tbb::global_control> thread_cap;
-  if (threads > 0)
-    thread_cap = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
-
-  vcsim::Scenario scenario;
-  vcsim::BuiltWorld built;
-  vcsim::PreflightReport preflight;
-  try {
-    scenario = vcsim::load_scenario(file, overrides);
-    built = vcsim::build_world(scenario);
-    preflight = vcsim::preflight(scenario, built);
-  } catch (const vcsim::LocatedError& e) {  // the loader's, the geometry's and the contact models'
-    return print_input_error(e);
-  } catch (const std::exception& e) {
-    std::cerr << file << ": error: " << e.what() << "\n";
-    return 2;
-  }
-
-  // Warnings before a wrong answer (engine/preflight.h, docs/reliability.md): printed, stored in the output, and
-  // errors under --strict.
-  std::vector<std::string> warnings;
-  for (const auto& w : preflight.warnings) {
-    warnings.push_back(w.text());
-    std::cerr << (strict ? vcsim::format_located(w.where, w.message) : w.text()) << "\n";
-  }
-  if (strict && !warnings.empty()) {
-    std::cerr << "error: " << warnings.size() << " warning(s) with --strict; nothing run\n";
-    return 2;
-  }
-
-  if (check->parsed()) {
-    std::cout << file << ": ok (" << scenario.bodies.size() << " bodies, " << scenario.contacts.size()
-              << " contacts, " << built.world.state_size() << " states"
-              << (warnings.empty() ? "" : ", " + std::to_string(warnings.size()) + " warning(s)") << ")\n";
-    print_resolved(scenario, built.world);
-    return 0;
-  }
-
-  vcsim::RunOptions options;
-  options.output_path = output.empty() ? scenario.output_file : output;
-  options.stop_requested = &g_stop;
-  options.dump_vdb_time = dump_vdb;
-  options.dump_vdb_prefix = std::filesystem::path(options.output_path).replace_extension("").string();
-  options.warnings = warnings;
-  options.guard = &preflight.guard;
-  ProgressReporter progress;
-  if (!quiet) options.on_progress = [&](const vcsim::Progress& p) { progress(p); };
-  std::signal(SIGINT, on_sigint);
-
-  vcsim::RunSummary s;
-  try {
-    s = vcsim::run_simulation(scenario, built, options);
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
-  const int used_threads = threads > 0 ? threads : tbb::info::default_concurrency();
-  std::cout << "scenario   " << scenario.name << " (" << file << ")\n"
-            << "status     " << s.status << "\n"
-            << "simulated  " << s.sim_time << " s in " << describe_steps(scenario, s) << ", " << s.rhs_evaluations
-            << " right-hand-side evaluations\n"
-            << "wall time  " << s.wall_time << " s (" << (s.wall_time > 0 ? s.sim_time / s.wall_time : 0)
-            << "x real time, " << used_threads << " threads)\n"
-            << "energy     total " << s.initial_energy.total() << " J -> " << s.final_energy.total()
-            << " J; largest rise " << s.max_energy_increase << " J"
-            << energy_verdict(s, scenario.adaptive ? std::max(1e-9, scenario.adaptive_settings.rel_tol) : 1e-9)
-            << "\n"
-            << "output     " << options.output_path << " (" << s.samples << " samples)\n";
-  if (!scenario.impulses.empty())  // scripted impulses are external work: the energy line starts over after each
-    std::cout << "impulses   " << s.impulses_applied << " applied (/impulses in the output; the energy rise is "
-              << "measured from the state after each)\n";
-  if (dump_vdb >= 0)
-    std::cout << "vdb        " << s.vdb_files << " interference region(s) at t = " << dump_vdb << " s, "
-              << options.dump_vdb_prefix << "_*.vdb\n";
-  if (s.failed) {
-    std::cerr << "error: " << s.failure_message << "\n";
-    return 1;
-  }
-  return s.status == "interrupted" ? 1 : 0;
+  return run_scenario(rc, check->parsed());
 }
