@@ -84,11 +84,6 @@ Solid prism(const std::vector<Vec3>& poly, double H) {
   return s;
 }
 
-// Moments of a cell against a set of cutting primitives, through the exact query.
-Interference against(const Cell& c, const Pose& pose, const std::vector<Primitive>& cut) {
-  return interference(c, pose, make_cell(cut), Pose{});
-}
-
 void check_same(const Interference& x, double V, const Vec3& centroid, const Mat3& J, double tol) {
   REQUIRE(x.overlap);
   INFO("V err " << x.volume / V - 1 << ", centroid err / V^(1/3) " << (x.centroid - centroid).norm() / std::cbrt(V)
