@@ -1,0 +1,133 @@
+#include "geometry/disc_slices.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vcsim::geo {
+namespace {
+
+
+// Green's theorem on a straight piece p → q: the forms ½(x dy − y dx), ½x² dy, −½y² dx, ⅓x³ dy,
+// ½x²y dy, −⅓y³ dx are cubic in the parameter, so two Gauss points are exact.
+void add_segment(const Vec2& p, const Vec2& q, SliceMoments& m) {
+  const Vec2 d = q - p;
+  for (double t : {0.5 - 0.5 / std::sqrt(3.0), 0.5 + 0.5 / std::sqrt(3.0)}) {
+    const double x = p.x() + t * d.x(), y = p.y() + t * d.y(), w = 0.5;
+    m.a += w * 0.5 * (x * d.y() - y * d.x());
+    m.x += w * 0.5 * x * x * d.y();
+    m.y -= w * 0.5 * y * y * d.x();
+    m.xx += w * x * x * x * d.y() / 3;
+    m.xy += w * 0.5 * x * x * y * d.y();
+    m.yy -= w * y * y * y * d.x() / 3;
+  }
+}
+
+
+// The same forms along the circle of radius r from angle t1 to t2 (counter-clockwise), in closed form.
+void add_arc(double r, double t1, double t2, SliceMoments& m) {
+  auto F = [r](double t, SliceMoments& out, double sign) {
+    const double s = std::sin(t), c = std::cos(t), r3 = r * r * r, r4 = r3 * r;
+    out.a += sign * 0.5 * r * r * t;
+    out.x += sign * 0.5 * r3 * (s - s * s * s / 3);
+    out.y += sign * 0.5 * r3 * (-c + c * c * c / 3);
+    out.xx += sign * r4 / 3 * (3 * t / 8 + std::sin(2 * t) / 4 + std::sin(4 * t) / 32);
+    out.xy += sign * r4 / 2 * (-c * c * c * c / 4);
+    out.yy += sign * r4 / 3 * (3 * t / 8 - std::sin(2 * t) / 4 + std::sin(4 * t) / 32);
+  };
+  F(t2, m, 1);
+  F(t1, m, -1);
+}
+
+}  // namespace
+
+std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole) {
+  *whole = false;
+  std::vector<DiscPiece> pieces;
+  if (!(r > 0)) return pieces;
+  // The polygon of the lines, inside a square around the disc (counter-clockwise).
+  const double L = 1.01 * r;
+  std::vector<Vec2> poly{{-L, -L}, {L, -L}, {L, L}, {-L, L}}, next;
+  for (const Line2& ln : lines) {
+    next.clear();
+    const size_t n = poly.size();
+    for (size_t k = 0; k < n; ++k) {
+      const Vec2& a = poly[k];
+      const Vec2& b = poly[(k + 1) % n];
+      const double da = ln.g.dot(a) - ln.b, db = ln.g.dot(b) - ln.b;
+      if (da <= 0) next.push_back(a);
+      if ((da < 0 && db > 0) || (da > 0 && db < 0)) next.push_back(a + (b - a) * (da / (da - db)));
+    }
+    poly.swap(next);
+    if (poly.size() < 3) return pieces;
+  }
+  const size_t n = poly.size();
+  for (size_t k = 0; k < n; ++k) {
+    const Vec2 p = poly[k], d = poly[(k + 1) % n] - p;
+    const double A = d.squaredNorm(), B = p.dot(d), C = p.squaredNorm() - r * r;
+    const double disc = B * B - A * C;
+    if (A == 0 || disc <= 0) continue;
+    const double sq = std::sqrt(disc);
+    const double lo = std::max(0.0, (-B - sq) / A), hi = std::min(1.0, (-B + sq) / A);
+    if (lo < hi) pieces.push_back({p + lo * d, p + hi * d, hi < 1.0});
+  }
+  if (pieces.empty()) {
+    *whole = true;
+    for (const Line2& ln : lines) *whole = *whole && ln.b >= 0;
+  }
+  return pieces;
+}
+
+void arc_after(const std::vector<DiscPiece>& pieces, size_t k, double& t1, double& t2) {
+  const Vec2& from = pieces[k].q;
+  const Vec2& to = pieces[(k + 1) % pieces.size()].p;
+  t1 = std::atan2(from.y(), from.x());
+  t2 = std::atan2(to.y(), to.x());
+  while (t2 < t1) t2 += 2 * M_PI;
+}
+
+SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
+  SliceMoments m;
+  bool whole;
+  const std::vector<DiscPiece> pieces = clipped_disc_boundary(r, lines, &whole);
+  if (pieces.empty()) {
+    if (whole) {
+      m.a = M_PI * r * r;
+      m.xx = m.yy = M_PI * r * r * r * r / 4;
+    }
+    return m;
+  }
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    add_segment(pieces[k].p, pieces[k].q, m);
+    if (!pieces[k].ends_on_circle) continue;
+    double t1, t2;
+    arc_after(pieces, k, t1, t2);
+    add_arc(r, t1, t2, m);
+  }
+  return m;
+}
+
+void add_roots(double a, double b, double c, double lo, double hi, std::vector<double>& out) {
+  const double disc = b * b - a * c;
+  if (a == 0 || disc < 0) return;
+  const double q = -(b + std::copysign(std::sqrt(disc), b));
+  for (double t : {q / a, q != 0 ? c / q : -b / a})
+    if (t > lo && t < hi) out.push_back(t);
+}
+
+
+SliceMoments shifted(const SliceMoments& s, const Vec2& e) {
+  SliceMoments o;
+  o.a = s.a;
+  o.x = s.x + s.a * e.x();
+  o.y = s.y + s.a * e.y();
+  o.xx = s.xx + 2 * e.x() * s.x + e.x() * e.x() * s.a;
+  o.xy = s.xy + e.x() * s.y + e.y() * s.x + e.x() * e.y() * s.a;
+  o.yy = s.yy + 2 * e.y() * s.y + e.y() * e.y() * s.a;
+  return o;
+}
+
+SliceMoments difference(const SliceMoments& p, const SliceMoments& q) {
+  return {p.a - q.a, p.x - q.x, p.y - q.y, p.xx - q.xx, p.xy - q.xy, p.yy - q.yy};
+}
+
+}  // namespace vcsim::geo

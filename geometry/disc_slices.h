@@ -1,0 +1,51 @@
+// A disc clipped by lines, integrated in closed form: the slices of the exact interference moments
+// (geometry/exact_interference.cpp slices a ball or a cylinder's neighbourhood across an axis;
+// geometry/torus_planes.cpp takes a torus's meridian discs around its ring). Internal to geometry/.
+#pragma once
+#include <Eigen/Core>
+#include <vector>
+
+namespace vcsim::geo {
+
+using Vec2 = Eigen::Vector2d;
+
+struct Line2 {
+  Vec2 g;  // unit
+  double b;  // the half-plane g·x <= b
+};
+
+// ∫ over a slice of {1, x, y, x², xy, y²}.
+struct SliceMoments {
+  double a = 0, x = 0, y = 0, xx = 0, xy = 0, yy = 0;
+};
+
+// The boundary of the disc of radius r (centred at the origin) clipped by lines: the lines' polygon's edges inside
+// the disc, in counter-clockwise order, each flagged when an arc of the circle follows it. Empty when no edge
+// reaches into the disc; *whole then says whether the disc lies wholly inside every line (else nothing is left).
+struct DiscPiece {
+  Vec2 p, q;
+  bool ends_on_circle;
+};
+std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole);
+
+// The arc of the circle from the end of piece k to the start of the next (angles t1 < t2).
+void arc_after(const std::vector<DiscPiece>& pieces, size_t k, double& t1, double& t2);
+
+// The moments of the disc of radius r (centred at the origin) clipped by the lines.
+SliceMoments disc_moments(double r, const std::vector<Line2>& lines);
+
+// Roots of a t² + 2 b t + c = 0 inside (lo, hi).
+void add_roots(double a, double b, double c, double lo, double hi, std::vector<double>& out);
+
+// 8-point Gauss–Legendre on [0, 1], used through τ = p + (q − p)(3t² − 2t³): the map's vanishing slope
+// at both ends absorbs the (τ − τ*)^(3/2) behaviour of a slice's area at a tangency.
+inline constexpr double kGaussX[8] = {0.0198550717512319, 0.1016667612931866, 0.2372337950418355,
+                                      0.4082826787521751, 0.5917173212478249, 0.7627662049581645, 0.8983332387068134, 0.9801449282487681};
+inline constexpr double kGaussW[8] = {0.0506142681451881, 0.1111905172266872, 0.1568533229389436,
+                                      0.1813418916891810, 0.1813418916891810, 0.1568533229389436, 0.1111905172266872, 0.0506142681451881};
+
+// Slice moments of a region moved by e.
+SliceMoments shifted(const SliceMoments& s, const Vec2& e);
+SliceMoments difference(const SliceMoments& p, const SliceMoments& q);
+
+}  // namespace vcsim::geo
