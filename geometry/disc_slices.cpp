@@ -89,13 +89,7 @@ SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
   SliceMoments m;
   bool whole;
   const std::vector<DiscPiece> pieces = clipped_disc_boundary(r, lines, &whole);
-  if (pieces.empty()) {
-    if (whole) {
-      m.a = M_PI * r * r;
-      m.xx = m.yy = M_PI * r * r * r * r / 4;
-    }
-    return m;
-  }
+  if (pieces.empty()) return uncut_disc<SliceMoments>(r, whole);
   for (size_t k = 0; k < pieces.size(); ++k) {
     add_segment(pieces[k].p, pieces[k].q, m);
     if (!pieces[k].ends_on_circle) continue;

@@ -3,6 +3,7 @@
 // geometry/torus_planes.cpp takes a torus's meridian discs around its ring). Internal to geometry/.
 #pragma once
 #include <Eigen/Core>
+#include <cmath>
 #include <vector>
 
 namespace vcsim::geo {
@@ -33,6 +34,17 @@ void arc_after(const std::vector<DiscPiece>& pieces, size_t k, double& t1, doubl
 
 // The moments of the disc of radius r (centred at the origin) clipped by the lines.
 SliceMoments disc_moments(double r, const std::vector<Line2>& lines);
+
+// A disc that no line crosses: whole when it lies inside every line (its odd moments vanish), else empty.
+template <class Moments>
+Moments uncut_disc(double r, bool whole) {
+  Moments m;
+  if (whole) {
+    m.a = M_PI * r * r;
+    m.xx = m.yy = M_PI * r * r * r * r / 4;
+  }
+  return m;
+}
 
 // Roots of a t² + 2 b t + c = 0 inside (lo, hi).
 void add_roots(double a, double b, double c, double lo, double hi, std::vector<double>& out);

@@ -38,13 +38,7 @@ CubicMoments disc_cubic_moments(double r, const std::vector<Line2>& lines) {
   CubicMoments m;
   bool whole;
   const std::vector<DiscPiece> pieces = clipped_disc_boundary(r, lines, &whole);
-  if (pieces.empty()) {
-    if (whole) {
-      m.a = M_PI * r * r;
-      m.xx = m.yy = M_PI * r * r * r * r / 4;
-    }
-    return m;
-  }
+  if (pieces.empty()) return uncut_disc<CubicMoments>(r, whole);
   static const double g3x[3] = {0.5 - 0.5 * 0.7745966692414834, 0.5, 0.5 + 0.5 * 0.7745966692414834};
   static const double g3w[3] = {5.0 / 18, 8.0 / 18, 5.0 / 18};
   for (size_t k = 0; k < pieces.size(); ++k) {
