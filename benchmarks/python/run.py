@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The Python module's targets (issue 21), Release build, 1 thread, medians of repeated timings:
+
+1. overhead of sim.step() called from Python in a loop, beyond the C++ step (ball_on_table): the time per step of
+   N calls of step() minus that of one call of step(N), from the same state;
+2. sim.run(until=5) with output against `vcsim run` on ball_on_table: the run's wall against the CLI's own
+   wall_time_s (the same part of the work: the stepping and writing, not the process start or the loading), and
+   the whole process of each;
+3. reading a state array (ball.position): per access;
+4. vcsim.interference for a sphere on a plane (the closed form): per call.
+
+    PYTHONPATH=build/python python3 benchmarks/python/run.py [--cli build/tools/vcsim] [--repeats 5]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import h5py
+
+import vcsim
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = ROOT / "scenarios" / "ball_on_table.yaml"
+
+
+def median_of(fn, repeats):
+    return statistics.median(fn() for _ in range(repeats))
+
+
+def step_overhead(repeats, n=20000):
+    """us per step: one step() call per step, against step(n), over the same n steps from t = 0 (the ball falls:
+    the first 1 s holds the impacts, so both loops see the same contact work)."""
+    sc = vcsim.load(SCENARIO)
+
+    def calls():
+        sim = vcsim.Simulation(sc)
+        step = sim.step
+        t0 = time.perf_counter()
+        for _ in range(n):
+            step()
+        return (time.perf_counter() - t0) / n * 1e6
+
+    def one():
+        sim = vcsim.Simulation(sc)
+        t0 = time.perf_counter()
+        sim.step(n)
+        return (time.perf_counter() - t0) / n * 1e6
+
+    per_call, per_step = median_of(calls, repeats), median_of(one, repeats)
+    return per_call, per_step
+
+
+def run_against_cli(cli, repeats):
+    with tempfile.TemporaryDirectory() as d:
+        def py_run():
+            sim = vcsim.Simulation(vcsim.load(SCENARIO))
+            t0 = time.perf_counter()
+            sim.run(until=5.0, output=os.path.join(d, "py.h5"))
+            return time.perf_counter() - t0
+
+        def py_process():
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c",
+                            "import vcsim; vcsim.set_threads(1); "
+                            f"vcsim.Simulation(vcsim.load({str(SCENARIO)!r})).run(until=5.0, output={os.path.join(d, 'pp.h5')!r})"],
+                           check=True, env=dict(os.environ))
+            return time.perf_counter() - t0
+
+        walls = []
+
+        def cli_process():
+            out = os.path.join(d, "cli.h5")
+            t0 = time.perf_counter()
+            subprocess.run([cli, "run", str(SCENARIO), "-o", out, "--quiet", "--threads", "1"], check=True,
+                           stdout=subprocess.DEVNULL)
+            elapsed = time.perf_counter() - t0
+            with h5py.File(out, "r") as f:
+                walls.append(float(f.attrs["wall_time_s"]))
+            return elapsed
+
+        cli_total = median_of(cli_process, repeats)
+        cli_wall = statistics.median(walls)
+        return median_of(py_run, repeats), cli_wall, median_of(py_process, repeats), cli_total
+
+
+def state_read(repeats, n=200000):
+    sim = vcsim.Simulation(vcsim.load(SCENARIO))
+    ball = sim.body("ball")
+
+    def once():
+        t0 = time.perf_counter()
+        for _ in range(n):
+            ball.position
+        return (time.perf_counter() - t0) / n * 1e6
+
+    return median_of(once, repeats)
+
+
+def interference_call(repeats, n=200000):
+    ball, plane = vcsim.Shape.sphere(0.1), vcsim.Shape.half_space()
+    pose = ([0.0, 0.0, 0.098], [1.0, 0.0, 0.0, 0.0])
+    f = vcsim.interference
+
+    def once():
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f(ball, pose, plane, None)
+        return (time.perf_counter() - t0) / n * 1e6
+
+    return median_of(once, repeats)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cli", default=str(ROOT / "build" / "tools" / "vcsim"))
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    vcsim.set_threads(1)
+
+    per_call, per_step = step_overhead(args.repeats)
+    print(f"step() loop: {per_call:.2f} us per call, step(N): {per_step:.2f} us per step -> "
+          f"overhead {per_call - per_step:.2f} us per call (target <= 3 us)")
+    py_run, cli_wall, py_total, cli_total = run_against_cli(args.cli, args.repeats)
+    print(f"run(until=5, output): {py_run:.3f} s; vcsim run wall_time_s {cli_wall:.3f} s -> "
+          f"{py_run / cli_wall:.3f}x (target <= 1.05x); whole processes: python {py_total:.3f} s, "
+          f"CLI {cli_total:.3f} s -> {py_total / cli_total:.3f}x")
+    print(f"ball.position: {state_read(args.repeats):.3f} us per read (a numpy copy; target <= 1 us)")
+    print(f"interference(sphere, plane): {interference_call(args.repeats):.3f} us per call (target <= 2 us)")
+
+
+if __name__ == "__main__":
+    main()
