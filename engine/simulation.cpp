@@ -641,7 +641,7 @@ const std::vector<contact::ContactResult>& Simulation::contact_results() {
   return results_;
 }
 
-RunSummary Simulation::finish() {
+RunSummary Simulation::finish(bool interrupted) {
   RunSummary summary = summary_;
   if (scenario_.adaptive) {
     summary.steps = static_cast<long>(accepted_steps_.size());
@@ -661,7 +661,7 @@ RunSummary Simulation::finish() {
   summary.interference_queries = geo::interference_query_count() - queries_at_start_;
   if (summary.failed)
     summary.status = "failed: " + summary.failure_message;
-  else if (interrupted_)
+  else if (interrupted_ || interrupted)
     summary.status = "interrupted";
   else
     summary.status = options_.warnings.empty() ? "completed" : "completed with warnings";

@@ -130,8 +130,9 @@ class Simulation {
 
   // Opens an output (the CLI's writer and layout) and writes the sample at the current time; closes one open.
   void open_output(const std::string& path);
-  // The summary so far; with an output open, writes it into the file's attributes and closes it.
-  RunSummary finish();
+  // The summary so far; with an output open, writes it into the file's attributes and closes it. `interrupted`: the
+  // caller stopped early (a front end's Ctrl-C), and the status says so.
+  RunSummary finish(bool interrupted = false);
 
   double time() const { return t_; }
   const VecX& state() const { return x_; }

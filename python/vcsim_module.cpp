@@ -187,16 +187,43 @@ class PySimulation {
     }
   }
 
+  // Steps while more() says so, without the GIL, taking it back every kChunk steps to let Ctrl-C
+  // (KeyboardInterrupt) and other Python signal handlers through. False when the run failed.
+  template <class More>
+  bool advance(More&& more, double end) {
+    constexpr long kChunk = 2000;  // ~10-50 ms of ball_on_table: prompt enough, and the GIL round trip is free
+    for (;;) {
+      bool ok = true, done = false;
+      {
+        py::gil_scoped_release release;
+        for (long i = 0; i < kChunk && ok; ++i) {
+          if (!more()) {
+            done = true;
+            break;
+          }
+          ok = sim_->step(end);
+        }
+      }
+      if (!ok) return false;
+      if (done) return true;
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
+  }
+
   void step(long n) {
     if (n < 0) throw py::value_error("step: expected n >= 0, got " + std::to_string(n));
     check();
-    bool ok = true;
-    {
-      py::gil_scoped_release release;
-      const double end = default_end();
-      for (long i = 0; i < n && ok; ++i) ok = sim_->step(end);
+    if (n == 1) {  // the control loop's call: no chunking
+      bool ok;
+      {
+        py::gil_scoped_release release;
+        ok = sim_->step(default_end());
+      }
+      if (!ok) check();
+      return;
     }
-    if (!ok) check();
+    long taken = 0;
+    if (!advance([&] { return taken++ < n; }, default_end())) check();
   }
 
   py::dict run(std::optional<double> until, std::optional<std::string> output) {
@@ -211,27 +238,26 @@ class PySimulation {
         throw py::error_already_set();
       }
     }
-    {
-      py::gil_scoped_release release;
-      if (scenario_->adaptive) {
-        while (sim_->time() < end && sim_->step(end)) {
-        }
-      } else {
-        const long last = std::lround(end / scenario_->step);
-        while (sim_->steps_taken() < last && sim_->step(end)) {
-        }
-      }
+    const long last = scenario_->adaptive ? 0 : std::lround(end / scenario_->step);
+    try {
+      if (scenario_->adaptive)
+        advance([&] { return sim_->time() < end; }, end);
+      else
+        advance([&] { return sim_->steps_taken() < last; }, end);
+    } catch (py::error_already_set&) {  // Ctrl-C: the output keeps every sample so far, marked "interrupted"
+      sim_->finish(true);
+      throw;
     }
-    py::dict summary;
-    if (output) {
-      const RunSummary s = sim_->finish();
-      summary["status"] = s.status;
-      summary["steps"] = s.steps;
-      summary["samples"] = s.samples;
-      summary["wall_time"] = s.wall_time;
-      summary["max_energy_increase"] = s.max_energy_increase;
-    }
+    // Closes the output (if any) with the run's attributes, as `vcsim run` does.
+    const RunSummary s = sim_->finish();
     check();
+    py::dict summary;
+    summary["status"] = s.status;
+    summary["time"] = s.sim_time;
+    summary["steps"] = s.steps;
+    summary["samples"] = s.samples;
+    summary["wall_time"] = s.wall_time;
+    summary["max_energy_increase"] = s.max_energy_increase;
     return summary;
   }
 
@@ -553,8 +579,9 @@ PYBIND11_MODULE(_vcsim, m) {
            "the run fails (a blow-up, an energy explosion), naming the time, bodies and contacts.")
       .def("run", &PySimulation::run, py::arg("until") = py::none(), py::arg("output") = py::none(),
            "Steps until time `until` (default: the scenario's duration). With `output`, writes an HDF5 file "
-           "(docs/output-format.md) through the CLI's writer from the current time to `until` and returns the run's "
-           "summary (status, steps, samples, wall_time, max_energy_increase). Releases the GIL.")
+           "(docs/output-format.md) through the CLI's writer from the current time to `until`. Returns the summary "
+           "since the start (status, time, steps, samples, wall_time, max_energy_increase). Releases the GIL; "
+           "Ctrl-C raises KeyboardInterrupt within a few ms and leaves the output closed, status \"interrupted\".")
       .def_property_readonly("bodies", &PySimulation::body_names, "the bodies' names, in state order")
       .def(
           "body",

@@ -213,3 +213,26 @@ def test_failure_raises_simulation_error():
         sim.step(100)
     with pytest.raises(vcsim.SimulationError):  # and it stays failed
         sim.step()
+
+
+def test_ctrl_c_interrupts_a_run_and_closes_its_output(tmp_path):
+    import os
+    import signal
+    import threading
+
+    # 20 s of ball_on_table is ~400000 steps (seconds of wall time); SIGINT after 0.3 s lands mid-run. Python's
+    # handler runs when the module takes the GIL back (every 2000 steps): KeyboardInterrupt, and the file is closed
+    # with the samples so far.
+    sim = vcsim.Simulation(vcsim.load(ROOT / "scenarios" / "ball_on_table.yaml", {"simulation.duration": 20}))
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sim.run(output=str(tmp_path / "int.h5"))
+    finally:
+        timer.cancel()
+    assert 0 < sim.time < 20
+    d = vcsim.read(tmp_path / "int.h5", pandas=False)
+    assert d["attributes"]["status"] == "interrupted"
+    assert d["time"][-1] <= sim.time and len(d["time"]) >= 2
+    sim.step(10)  # and the simulation goes on from there
