@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -763,6 +764,17 @@ PYBIND11_MODULE(_vcsim, m) {
       "The interference volume of shape a at pose_a and shape b at pose_b: an Interference (volume, centroid, "
       "inertia, normal, closed_form). A pose is a 4x4 homogeneous matrix or a (position, quaternion (w, x, y, z)) "
       "pair; `tolerance` is the column engine's relative accuracy (docs/geometry.md); closed forms are exact.");
+
+  // For benchmarks/python/run.py: the same query n times in C++ (s per call), to split a Python call's time into the
+  // engine's and the binding's.
+  m.def("_time_interference", [](const PyShape& a, py::handle pose_a, const PyShape& b, py::handle pose_b, long n) {
+    const Pose pa = read_pose(pose_a, "pose_a"), pb = read_pose(pose_b, "pose_b");
+    double sink = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < n; ++i) sink += query(a, pa, b, pb, 1e-3).volume;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return sink > 0 ? s / n : s / n;
+  });
 
   py::class_<geo::MassProperties>(m, "MassProperties", "mass (kg), center_of_mass (m, shape frame), inertia "
                                                         "(kg m^2, about the centre of mass, shape axes)")

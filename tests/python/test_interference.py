@@ -148,3 +148,44 @@ def test_open_mesh_is_an_input_error():
         vcsim.Shape.mesh(v, [[0, 2, 1], [0, 1, 3]])  # two faces of a tetrahedron: not closed
     with pytest.raises(ValueError, match="outside"):
         vcsim.Shape.mesh(v, [[0, 2, 9]])
+
+
+@pytest.mark.parametrize("name", ["cylinder", "cone", "capsule", "ellipsoid", "torus"])
+def test_primitive_mass_properties(name):
+    rho = 1000.0
+    r, L, a, b, c, R_, r_ = 0.05, 0.2, 0.1, 0.07, 0.04, 0.1, 0.03
+    if name == "cylinder":  # m = ρ π r² L; I_zz = m r²/2, I_xx = m (3 r² + L²)/12
+        s, m = vcsim.Shape.cylinder(r, L), rho * math.pi * r * r * L
+        I = [m * (3 * r * r + L * L) / 12] * 2 + [m * r * r / 2]
+    elif name == "cone":  # a full cone (top radius 0), base at z = −L/2: V = π r² L/3, centroid L/4 above the base,
+        # I_zz = 3/10 m r², I_xx about the centroid = 3/20 m r² + 3/80 m L²
+        s, m = vcsim.Shape.cone(r, 0.0, L), rho * math.pi * r * r * L / 3
+        I = [3 / 20 * m * r * r + 3 / 80 * m * L * L] * 2 + [0.3 * m * r * r]
+    elif name == "capsule":  # a cylinder (r, L) and a ball of radius r split at its ends
+        mc, ms = rho * math.pi * r * r * L, rho * 4 / 3 * math.pi * r**3
+        m = mc + ms
+        # Each hemisphere's centre of mass is 3r/8 from the cylinder's end; parallel axes to the middle.
+        ixx_h = (83 / 320) * (ms / 2) * r * r + (ms / 2) * (L / 2 + 3 * r / 8) ** 2
+        s, I = vcsim.Shape.capsule(r, L), [mc * (3 * r * r + L * L) / 12 + 2 * ixx_h] * 2 + [mc * r * r / 2 + 0.4 * ms * r * r]
+    elif name == "ellipsoid":  # m = ρ 4/3 π a b c; I_xx = m (b² + c²)/5, ...
+        s, m = vcsim.Shape.ellipsoid([a, b, c]), rho * 4 / 3 * math.pi * a * b * c
+        I = [m * (b * b + c * c) / 5, m * (a * a + c * c) / 5, m * (a * a + b * b) / 5]
+    else:  # torus: V = 2 π² R r²; I_zz = m (R² + 3/4 r²), I_xx = m (R²/2 + 5/8 r²)
+        s, m = vcsim.Shape.torus(R_, r_), rho * 2 * math.pi**2 * R_ * r_ * r_
+        I = [m * (R_ * R_ / 2 + 5 / 8 * r_ * r_)] * 2 + [m * (R_ * R_ + 0.75 * r_ * r_)]
+    p = vcsim.mass_properties(s, rho)
+    # Closed forms against a box where the engine has them, else the column engine at mass_properties' default
+    # tolerance 1e-6: 1e-5 relative leaves room for either.
+    assert p.mass == pytest.approx(m, rel=1e-5)
+    com = [0, 0, -L / 2 + L / 4] if name == "cone" else [0, 0, 0]
+    assert p.center_of_mass == pytest.approx(com, abs=1e-6 * L)
+    assert np.diag(p.inertia) == pytest.approx(I, rel=1e-5)
+
+
+def test_unbounded_shapes_have_no_mass_but_do_interfere():
+    for s in (vcsim.Shape.half_space(), vcsim.Shape.slab(0.1), vcsim.Shape.infinite_cylinder(0.1)):
+        with pytest.raises(vcsim.InputError, match="unbounded"):
+            vcsim.mass_properties(s, 1.0)
+    # A unit cube centred on a slab of thickness 0.1: the overlap is a 1 x 1 x 0.1 plate (closed form, exact).
+    q = vcsim.interference(vcsim.Shape.box([1, 1, 1]), None, vcsim.Shape.slab(0.1), None)
+    assert q.volume == pytest.approx(0.1, rel=1e-12)
