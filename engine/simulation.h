@@ -1,14 +1,13 @@
 // Runs a world through time with a fixed-step or an error-controlled integrator, writing samples to HDF5 as it goes.
 #pragma once
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <functional>
 #include <limits>
-#include <string>
-
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "engine/build_world.h"
 #include "engine/scenario.h"
@@ -122,8 +121,9 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   // One accepted step (an adaptive run may try several): fixed-step runs advance by the scenario's step, adaptive
-  // ones land exactly on `end` (and write their last sample there). False, with the state unchanged, when the run
-  // was interrupted (RunOptions::stop_requested) or has failed; the summary then says why.
+  // ones land exactly on `end` (and write their last sample there). False when the run was interrupted
+  // (RunOptions::stop_requested, the state unchanged) or has failed (the state is the failed step's; failure_message()
+  // says why); every later call then returns false at once.
   bool step(double end);
   // Fixed-step runs: steps taken so far (step k ends at t = k h).
   long steps_taken() const { return fixed_steps_; }
@@ -147,7 +147,6 @@ class Simulation {
   // Every contact's result at the current state (force, point, couple, the model's channels).
   const std::vector<contact::ContactResult>& contact_results();
   const World& world() const { return world_; }
-  World& mutable_world() { return world_; }
   bool failed() const { return summary_.failed; }
   const std::string& failure_message() const { return summary_.failure_message; }
 

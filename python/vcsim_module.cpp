@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -157,9 +158,64 @@ PyScenario loads(const std::string& text, const std::string& name, const std::ve
       [&] { return PyScenario{std::make_shared<Scenario>(load_scenario_text(text, name, overrides))}; });
 }
 
+// --- interference sums ----------------------------------------------------------------------------------------------
+
+struct PyInterference {
+  bool overlap = false, closed_form = false;
+  double volume = 0;
+  Vec3 centroid = Vec3::Zero(), normal = Vec3::Zero();
+  Mat3 inertia = Mat3::Zero();
+};
+
+// The interference of two sets of cells, summed over their pairs (parallel axes to the common centroid); a pair of
+// single cells is one query.
+PyInterference sum_interference(const std::vector<geo::Cell>& ca, const Pose& pa, const std::vector<geo::Cell>& cb,
+                                const Pose& pb, double tolerance) {
+  PyInterference out;
+  out.closed_form = true;
+  Vec3 first = Vec3::Zero();
+  Mat3 second = Mat3::Zero();
+  for (const auto& x : ca)
+    for (const auto& y : cb) {
+      const geo::Interference q = geo::interference(x, pa, y, pb, {tolerance});
+      if (!q.overlap) continue;
+      // The column engine counts its columns; a closed form evaluates none.
+      out.closed_form = out.closed_form && q.columns == 0;
+      if (ca.size() == 1 && cb.size() == 1) {
+        out.overlap = true;
+        out.volume = q.volume, out.centroid = q.centroid, out.inertia = q.inertia, out.normal = q.normal_estimate;
+        return out;
+      }
+      out.overlap = true;
+      out.volume += q.volume;
+      first += q.volume * q.centroid;
+      second += q.inertia + q.volume * (q.centroid.squaredNorm() * Mat3::Identity() - q.centroid * q.centroid.transpose());
+      out.normal += q.volume * q.normal_estimate;
+    }
+  if (out.volume > 0) {
+    out.centroid = first / out.volume;
+    out.inertia = second - out.volume * (out.centroid.squaredNorm() * Mat3::Identity() -
+                                         out.centroid * out.centroid.transpose());
+    if (out.normal.norm() > 0) out.normal.normalize();
+  }
+  if (!out.overlap) out.closed_form = false;
+  return out;
+}
+
 // --- simulation -----------------------------------------------------------------------------------------------------
 
 class PySimulation {
+  // One user at a time: stepping releases the GIL, so another Python thread could reach this simulation meanwhile.
+  mutable std::atomic<bool> busy_{false};
+  struct Busy {
+    explicit Busy(const PySimulation& s) : s(s) {
+      if (s.busy_.exchange(true))
+        throw std::runtime_error("Simulation: in use by another thread (a step or run is in progress)");
+    }
+    ~Busy() { s.busy_ = false; }
+    const PySimulation& s;
+  };
+
  public:
   explicit PySimulation(const PyScenario& s) : scenario_(s.scenario) {
     located([&] {
@@ -213,6 +269,7 @@ class PySimulation {
 
   void step(long n) {
     if (n < 0) throw py::value_error("step: expected n >= 0, got " + std::to_string(n));
+    const Busy busy(*this);
     check();
     if (n == 1) {  // the control loop's call: no chunking
       bool ok;
@@ -230,6 +287,7 @@ class PySimulation {
   py::dict run(std::optional<double> until, std::optional<std::string> output) {
     const double end = until ? *until : scenario_->duration;
     if (!std::isfinite(end)) throw py::value_error("run: expected a finite time `until`");
+    const Busy busy(*this);
     check();
     if (output) {
       try {
@@ -276,6 +334,7 @@ class PySimulation {
     return names;
   }
   contact::BodyKinematics kinematics(int body) const {
+    const Busy busy(*this);
     return sim_->world().kinematics(sim_->state(), body, sim_->time());
   }
   // The state offset of a free body, for the setters; a fixed body's state is the scenario's.
@@ -285,39 +344,48 @@ class PySimulation {
     return b.state_offset;
   }
   void set_position(int body, py::handle v) {
+    const Busy busy(*this);
     const Vec3 p = read_vec3(v, "position");
     body_position(sim_->mutable_state(), free_offset(body, "position")) = p;
     sim_->state_changed();
   }
   void set_quaternion(int body, py::handle v) {
+    const Busy busy(*this);
     const Quat q = read_quat(v, "quaternion");
     body_quaternion(sim_->mutable_state(), free_offset(body, "quaternion")) << q.w(), q.x(), q.y(), q.z();
     sim_->state_changed();
   }
   void set_velocity(int body, py::handle v) {
+    const Busy busy(*this);
     const Vec3 p = read_vec3(v, "velocity");
     body_velocity(sim_->mutable_state(), free_offset(body, "velocity")) = p;
     sim_->state_changed();
   }
   void set_angular_velocity(int body, py::handle v) {
+    const Busy busy(*this);
     const Vec3 p = read_vec3(v, "angular_velocity");
     body_angular_velocity(sim_->mutable_state(), free_offset(body, "angular_velocity")) = p;
     sim_->state_changed();
   }
   void set_force(int body, py::handle v) {
+    const Busy busy(*this);
     const Vec3 f = read_vec3(v, "force");
     free_offset(body, "force");
     sim_->set_external_load(body, f, sim_->world().bodies[body].external_torque);
   }
   void set_torque(int body, py::handle v) {
+    const Busy busy(*this);
     const Vec3 tau = read_vec3(v, "torque");
     free_offset(body, "torque");
     sim_->set_external_load(body, sim_->world().bodies[body].external_force, tau);
   }
 
   py::list contacts() {
+    const Busy busy(*this);
     const auto& results = sim_->contact_results();
     const World& world = sim_->world();
+    const VecX& x = sim_->state();
+    const double t = sim_->time();
     py::list out;
     for (size_t c = 0; c < world.contacts.size(); ++c) {
       const ContactSlot& slot = world.contacts[c];
@@ -331,32 +399,15 @@ class PySimulation {
       d["force"] = array(r.force);
       d["point"] = array(r.point);
       d["couple"] = array(r.couple);
-      // The interference of the two bodies' cells at the current poses (summed over cell pairs), at the scenario's
-      // geometry tolerance: V, centroid and J (about the centroid, world axes) of the volumetric model.
-      const Pose pi = world.kinematics(sim_->state(), slot.body_i, sim_->time()).pose;
-      const Pose pj = world.kinematics(sim_->state(), slot.body_j, sim_->time()).pose;
-      double V = 0;
-      Vec3 first = Vec3::Zero();
-      Mat3 second = Mat3::Zero();  // about the origin
-      Vec3 normal = Vec3::Zero();
-      for (const auto& a : world.bodies[slot.body_i].geometry.cells)
-        for (const auto& b : world.bodies[slot.body_j].geometry.cells) {
-          const geo::Interference q = geo::interference(a, pi, b, pj, {scenario_->geometry_tolerance});
-          if (!q.overlap || !(q.volume > 0)) continue;
-          V += q.volume;
-          first += q.volume * q.centroid;
-          second += q.inertia + q.volume * (q.centroid.squaredNorm() * Mat3::Identity() -
-                                            q.centroid * q.centroid.transpose());
-          normal += q.volume * q.normal_estimate;
-        }
-      const Vec3 centroid = V > 0 ? Vec3(first / V) : Vec3::Zero();
-      const Mat3 J = V > 0 ? Mat3(second - V * (centroid.squaredNorm() * Mat3::Identity() -
-                                                centroid * centroid.transpose()))
-                           : Mat3::Zero();
-      d["volume"] = V;
-      d["centroid"] = array(centroid);
-      d["inertia"] = array(J);
-      d["normal"] = array(normal.norm() > 0 ? Vec3(normal.normalized()) : normal);
+      // The interference of the two bodies' cells at the current poses, at the scenario's geometry tolerance: V,
+      // centroid and J (about the centroid, world axes) of the volumetric model.
+      const PyInterference q = sum_interference(world.bodies[slot.body_i].geometry.cells, world.kinematics(x, slot.body_i, t).pose,
+                                                world.bodies[slot.body_j].geometry.cells, world.kinematics(x, slot.body_j, t).pose,
+                                                scenario_->geometry_tolerance);
+      d["volume"] = q.volume;
+      d["centroid"] = array(q.centroid);
+      d["inertia"] = array(q.inertia);
+      d["normal"] = array(q.normal);
       py::dict channels;
       const auto layout = slot.pair->channels();
       size_t k = 0;
@@ -375,7 +426,10 @@ class PySimulation {
     return out;
   }
 
-  py::array_t<double> state() const { return array(sim_->state().data(), sim_->state().size()); }
+  py::array_t<double> state() const {
+    const Busy busy(*this);
+    return array(sim_->state().data(), sim_->state().size());
+  }
   const std::vector<std::string>& warnings() const { return warnings_; }
   const Scenario& scenario() const { return *scenario_; }
   const World& world() const { return sim_->world(); }
@@ -454,48 +508,10 @@ void move(geo::CsgNode& node, const Pose& pose) {
     for (auto& c : node.children) move(c, pose);
 }
 
-struct PyInterference {
-  bool overlap = false, closed_form = false;
-  double volume = 0;
-  Vec3 centroid = Vec3::Zero(), normal = Vec3::Zero();
-  Mat3 inertia = Mat3::Zero();
-};
-
-// The interference of two shapes, summed over their cells' pairs (a shape of one cell: one query).
 PyInterference query(const PyShape& a, const Pose& pa, const PyShape& b, const Pose& pb, double tolerance) {
   if (!(tolerance > 0) || !(tolerance < 1))
     throw py::value_error("interference: expected 0 < tolerance < 1, got " + std::to_string(tolerance));
-  const auto& ca = a.cells().cells;
-  const auto& cb = b.cells().cells;
-  PyInterference out;
-  out.closed_form = true;
-  Vec3 first = Vec3::Zero();
-  Mat3 second = Mat3::Zero();
-  for (const auto& x : ca)
-    for (const auto& y : cb) {
-      const geo::Interference q = geo::interference(x, pa, y, pb, {tolerance});
-      if (!q.overlap) continue;
-      // The column engine counts its columns; a closed form evaluates none.
-      out.closed_form = out.closed_form && q.columns == 0;
-      if (ca.size() == 1 && cb.size() == 1) {
-        out.overlap = true;
-        out.volume = q.volume, out.centroid = q.centroid, out.inertia = q.inertia, out.normal = q.normal_estimate;
-        return out;
-      }
-      out.overlap = true;
-      out.volume += q.volume;
-      first += q.volume * q.centroid;
-      second += q.inertia + q.volume * (q.centroid.squaredNorm() * Mat3::Identity() - q.centroid * q.centroid.transpose());
-      out.normal += q.volume * q.normal_estimate;
-    }
-  if (out.volume > 0) {
-    out.centroid = first / out.volume;
-    out.inertia = second - out.volume * (out.centroid.squaredNorm() * Mat3::Identity() -
-                                         out.centroid * out.centroid.transpose());
-    if (out.normal.norm() > 0) out.normal.normalize();
-  }
-  if (!out.overlap) out.closed_form = false;
-  return out;
+  return sum_interference(a.cells().cells, pa, b.cells().cells, pb, tolerance);
 }
 
 }  // namespace

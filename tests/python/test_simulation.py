@@ -236,3 +236,25 @@ def test_ctrl_c_interrupts_a_run_and_closes_its_output(tmp_path):
     assert d["attributes"]["status"] == "interrupted"
     assert d["time"][-1] <= sim.time and len(d["time"]) >= 2
     sim.step(10)  # and the simulation goes on from there
+
+
+def test_another_thread_cannot_use_a_simulation_while_it_steps():
+    import threading
+
+    # Stepping releases the GIL, so this thread runs while the other steps (3 s of ball_on_table: 60000 steps, a
+    # good fraction of a second); reading the state meanwhile must raise, not race.
+    sim = vcsim.Simulation(vcsim.load(ROOT / "scenarios" / "ball_on_table.yaml"))
+    worker = threading.Thread(target=lambda: sim.run(until=3.0))
+    worker.start()
+    seen = None
+    try:
+        while worker.is_alive() and seen is None:
+            try:
+                sim.body("ball").position
+            except RuntimeError as e:
+                seen = str(e)
+    finally:
+        worker.join()
+    assert seen is not None and "in use by another thread" in seen
+    assert sim.time == pytest.approx(3.0, abs=1e-12)
+    sim.step()  # free again
