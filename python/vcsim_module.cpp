@@ -284,7 +284,12 @@ class PySimulation {
     if (!advance([&] { return taken++ < n; }, default_end())) check();
   }
 
-  py::dict run(std::optional<double> until, std::optional<std::string> output) {
+  py::dict run(std::optional<double> until, py::object output_path) {
+    // A str or an os.PathLike (pathlib.Path), as open() takes.
+    const std::optional<std::string> output =
+        output_path.is_none() ? std::nullopt
+                              : std::optional<std::string>(
+                                    py::str(py::module_::import("os").attr("fspath")(output_path)).cast<std::string>());
     const double end = until ? *until : scenario_->duration;
     if (!std::isfinite(end)) throw py::value_error("run: expected a finite time `until`");
     const Busy busy(*this);

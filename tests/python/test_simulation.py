@@ -109,6 +109,11 @@ def test_bodies_and_errors():
     assert sim.body("table").position == pytest.approx([0, -0.7, -0.05])
     with pytest.raises(ValueError, match="n >= 0"):
         sim.step(-1)
+    with pytest.raises(OSError, match="nonexistent"):
+        sim.run(until=0.01, output="/nonexistent/dir/out.h5")
+    with pytest.raises(TypeError):
+        sim.run(until=0.01, output=42)
+    assert sim.time == 0  # nothing ran
 
 
 from conftest import ROOT  # noqa: E402
@@ -189,7 +194,7 @@ def test_run_with_output_is_the_cli_file(tmp_path, cli):
 def test_adaptive_free_fall_and_its_output(tmp_path):
     # free_fall.yaml: dopri5 integrates the parabola exactly (rounding only), also at the samples of its dense output.
     sim = vcsim.Simulation(vcsim.load(ROOT / "scenarios" / "free_fall.yaml"))
-    sim.run(until=0.5, output=str(tmp_path / "ff.h5"))
+    sim.run(until=0.5, output=tmp_path / "ff.h5")  # a pathlib.Path, like open()
     assert sim.time == 0.5
     ball = sim.body("ball")
     x0, v0 = np.array([0, 0, 10.0]), np.array([0.3, 0, 0])
