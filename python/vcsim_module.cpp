@@ -248,7 +248,7 @@ class PySimulation {
   // (KeyboardInterrupt) and other Python signal handlers through. False when the run failed.
   template <class More>
   bool advance(More&& more, double end) {
-    constexpr long kChunk = 2000;  // ~10-50 ms of ball_on_table: prompt enough, and the GIL round trip is free
+    constexpr long kChunk = 2000;  // ~7 ms of ball_on_table's steps: prompt enough, and the GIL round trip is free
     for (;;) {
       bool ok = true, done = false;
       {
@@ -292,6 +292,8 @@ class PySimulation {
                                     py::str(py::module_::import("os").attr("fspath")(output_path)).cast<std::string>());
     const double end = until ? *until : scenario_->duration;
     if (!std::isfinite(end)) throw py::value_error("run: expected a finite time `until`");
+    if (!scenario_->adaptive && end / scenario_->step > 1e15)  // the step count must fit a long
+      throw py::value_error("run: `until` is more than 1e15 steps away");
     const Busy busy(*this);
     check();
     if (output) {
