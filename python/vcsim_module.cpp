@@ -34,6 +34,18 @@ namespace {
 PyObject* g_input_error = nullptr;
 PyObject* g_simulation_error = nullptr;
 
+// Sets a Python exception from a C++ message. The message may quote the user's bytes (a YAML key that is not UTF-8):
+// they are replaced, never the reason for an empty exception.
+void set_error(PyObject* type, const std::string& message) {
+  PyObject* text = PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace");
+  if (!text) {  // out of memory: whatever Python says
+    PyErr_SetString(type, "(message lost)");
+    return;
+  }
+  PyErr_SetObject(type, text);
+  Py_DECREF(text);
+}
+
 struct InputErrorThrown : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -239,7 +251,7 @@ class PySimulation {
 
   void check() const {
     if (sim_->failed()) {
-      PyErr_SetString(g_simulation_error, sim_->failure_message().c_str());
+      set_error(g_simulation_error, sim_->failure_message());
       throw py::error_already_set();
     }
   }
@@ -300,7 +312,7 @@ class PySimulation {
       try {
         sim_->open_output(*output);
       } catch (const std::exception& e) {
-        PyErr_SetString(PyExc_OSError, e.what());
+        set_error(PyExc_OSError, e.what());
         throw py::error_already_set();
       }
     }
@@ -534,9 +546,15 @@ PYBIND11_MODULE(_vcsim, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InputErrorThrown& e) {
-      PyErr_SetString(g_input_error, e.what());
+      set_error(g_input_error, e.what());
     } catch (const LocatedError& e) {
-      PyErr_SetString(g_input_error, e.what());
+      set_error(g_input_error, e.what());
+    } catch (const py::builtin_exception&) {  // ValueError, TypeError, KeyError...: pybind11's own translator
+      throw;
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const std::exception& e) {  // anything else the engine throws: a RuntimeError with its message
+      set_error(PyExc_RuntimeError, e.what());
     }
   });
 
