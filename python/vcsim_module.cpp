@@ -502,7 +502,7 @@ PyShape primitive_shape(const geo::Primitive& p, const char* constructor) {
 }
 double positive(double x, const char* what) {
   if (!(x > 0) || !std::isfinite(x))
-    throw py::value_error(std::string(what) + ": expected a positive finite length, got " + std::to_string(x));
+    throw py::value_error(std::string(what) + ": expected a positive finite length, got " + brief_number(x));
   return x;
 }
 
@@ -529,7 +529,7 @@ void move(geo::CsgNode& node, const Pose& pose) {
 
 PyInterference query(const PyShape& a, const Pose& pa, const PyShape& b, const Pose& pb, double tolerance) {
   if (!(tolerance > 0) || !(tolerance < 1))
-    throw py::value_error("interference: expected 0 < tolerance < 1, got " + std::to_string(tolerance));
+    throw py::value_error("interference: expected 0 < tolerance < 1, got " + brief_number(tolerance));
   return sum_interference(a.cells().cells, pa, b.cells().cells, pb, tolerance);
 }
 

@@ -33,9 +33,17 @@ def test_read_numpy(output):
 
 def test_read_pandas_when_installed(output):
     pd = pytest.importorskip("pandas")
-    d = vcsim.read(output)
-    assert isinstance(d["bodies"]["ball"], pd.DataFrame)
-    assert list(d["bodies"]["ball"].columns[:3]) == ["position_x", "position_y", "position_z"]
+    d, n = vcsim.read(output), vcsim.read(output, pandas=False)
+    ball = d["bodies"]["ball"]
+    assert isinstance(ball, pd.DataFrame) and ball.index.name == "time"
+    assert np.array_equal(ball.index.to_numpy(), n["time"])
+    for j, axis in enumerate("xyz"):
+        assert np.array_equal(ball[f"position_{axis}"].to_numpy(), n["bodies"]["ball"]["position"][:, j])
+    for j, part in enumerate("wxyz"):
+        assert np.array_equal(ball[f"orientation_{part}"].to_numpy(), n["bodies"]["ball"]["orientation"][:, j])
+    contact = d["contacts"]["ball__table"]
+    assert np.array_equal(contact["volume"].to_numpy(), n["contacts"]["ball__table"]["volume"][:, 0])  # width 1
+    assert np.array_equal(d["energy"]["total"].to_numpy(), n["energy"]["total"])
 
 
 def test_read_errors(tmp_path):
