@@ -189,3 +189,41 @@ def test_unbounded_shapes_have_no_mass_but_do_interfere():
     # A unit cube centred on a slab of thickness 0.1: the overlap is a 1 x 1 x 0.1 plate (closed form, exact).
     q = vcsim.interference(vcsim.Shape.box([1, 1, 1]), None, vcsim.Shape.slab(0.1), None)
     assert q.volume == pytest.approx(0.1, rel=1e-12)
+
+
+def test_two_cells_sum_by_parallel_axes():
+    # Two unit cubes at x = ∓1 with their centres at z = 0.3 and 0.1, so sunk 0.2 and 0.4 m into the half-space
+    # z <= 0: the overlap is two plates 1 x 1 x 0.2 and 1 x 1 x 0.4. V = 0.6; the centroid is the volume-weighted
+    # one; J about it is each plate's own (V/12 (b² + c²), ...) plus V (|d|² I − d dᵀ) by parallel axes.
+    cube = vcsim.Shape.box([1, 1, 1])
+    body = cube.moved(([-1, 0, 0.3], [1, 0, 0, 0])) | cube.moved(([1, 0, 0.1], [1, 0, 0, 0]))
+    assert body.cells == 2
+    q = vcsim.interference(body, None, vcsim.Shape.half_space(), None)
+    plates = [(0.2, np.array([-1, 0, -0.1])), (0.4, np.array([1, 0, -0.2]))]  # (thickness, centroid)
+    V = sum(t for t, _ in plates)
+    c = sum(t * p for t, p in plates) / V
+    J = np.zeros((3, 3))
+    for t, p in plates:
+        own = t / 12 * np.diag([1 + t * t, 1 + t * t, 2.0])
+        d = p - c
+        J += own + t * (d @ d * np.eye(3) - np.outer(d, d))
+    # Closed forms (a box on a plane) and exact sums: rounding only.
+    assert q.closed_form
+    assert q.volume == pytest.approx(V, rel=1e-12)
+    assert q.centroid == pytest.approx(c, abs=1e-12)
+    assert q.inertia == pytest.approx(J, rel=1e-10, abs=1e-12)
+
+
+def test_mesh_from_a_file(tmp_path):
+    # The unit cube as an OBJ file (1-based faces, counter-clockwise from outside): the box's mass properties.
+    v = [(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]
+    f = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+         [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+    path = tmp_path / "cube.obj"
+    path.write_text("".join(f"v {x} {y} {z}\n" for x, y, z in v) + "".join(f"f {a+1} {b+1} {c+1}\n" for a, b, c in f))
+    p = vcsim.mass_properties(vcsim.Shape.mesh(path, scale=2.0), 1.0)
+    # Scaled by 2: a cube of side 2, m = 8, I = m (4 + 4)/12 about each axis; exact moments of a closed mesh.
+    assert p.mass == pytest.approx(8.0, rel=1e-12)
+    assert np.diag(p.inertia) == pytest.approx([8 * 8 / 12] * 3, rel=1e-12)
+    with pytest.raises(ValueError, match="no file"):
+        vcsim.Shape.mesh(tmp_path / "missing.obj")
