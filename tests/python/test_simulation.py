@@ -173,11 +173,15 @@ def test_stepping_equals_the_cli_output(tmp_path, cli):
             assert np.array_equal(sim.contacts[0]["force"], F[i])
 
 
-def test_run_with_output_is_the_cli_file(tmp_path, cli):
+# ball_on_table: fixed-step rk3; the others dopri5 with contacts, loads, a prescribed belt and a shaking table.
+@pytest.mark.parametrize("scenario", ["ball_on_table", "bouncing_ball", "examples/conveyor", "examples/peg_in_hole",
+                                      "examples/shaking_table", "examples/tilting_plane"])
+def test_run_with_output_is_the_cli_file(tmp_path, cli, scenario):
     out_cli, out_py = tmp_path / "cli.h5", tmp_path / "py.h5"
-    subprocess.run([cli, "run", str(ROOT / "scenarios" / "ball_on_table.yaml"), "-o", str(out_cli), "--quiet",
-                    "--set", "simulation.duration=0.25"], check=True, capture_output=True)
-    sim = vcsim.Simulation(vcsim.load(ROOT / "scenarios" / "ball_on_table.yaml", {"simulation.duration": 0.25}))
+    path = ROOT / "scenarios" / f"{scenario}.yaml"
+    subprocess.run([cli, "run", str(path), "-o", str(out_cli), "--quiet", "--set", "simulation.duration=0.25"],
+                   check=True, capture_output=True)
+    sim = vcsim.Simulation(vcsim.load(path, {"simulation.duration": 0.25}))
     summary = sim.run(output=str(out_py))
     assert summary["status"] == "completed"
     with h5py.File(out_cli, "r") as a, h5py.File(out_py, "r") as b:
