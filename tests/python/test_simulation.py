@@ -173,7 +173,7 @@ def test_stepping_equals_the_cli_output(tmp_path, cli):
             assert np.array_equal(sim.contacts[0]["force"], F[i])
 
 
-# ball_on_table: fixed-step rk3; the others dopri5 with contacts, loads, a prescribed belt and a shaking table.
+# ball_on_table: fixed-step rk3; the others error-controlled, with contacts, loads, a prescribed belt, a shaking table.
 @pytest.mark.parametrize("scenario", ["ball_on_table", "bouncing_ball", "examples/conveyor", "examples/peg_in_hole",
                                       "examples/shaking_table", "examples/tilting_plane"])
 def test_run_with_output_is_the_cli_file(tmp_path, cli, scenario):
