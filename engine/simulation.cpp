@@ -184,12 +184,6 @@ integ::Tolerances error_weights(const World& world, const AdaptiveSettings& as) 
   return tol;
 }
 
-// What the travel bound needs of a body, in its centre-of-mass frame: its bounds (over its cells), its thinnest bounded
-// extent (a plate's thickness; +inf when unbounded) and its reach from the centre of mass (0 when unbounded).
-struct BodyExtent {
-  geo::Aabb box;
-  double thinnest = std::numeric_limits<double>::infinity(), reach = 0;
-};
 std::vector<BodyExtent> body_extents(const World& world) {
   std::vector<BodyExtent> out(world.bodies.size());
   for (size_t i = 0; i < world.bodies.size(); ++i)
@@ -337,298 +331,384 @@ int ImpulseScript::apply(double t, double h, VecX& x) {
   return fired;
 }
 
-RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options) {
-  World& world = built.world;
-  VecX x = built.initial_state;
-  const integ::OdeSystem system = world.ode_system();
+Simulation::Simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options)
+    : scenario_(scenario),
+      world_(built.world),
+      options_(options),
+      x_(built.initial_state),
+      x_before_(built.world.state_size()),
+      scratch_(built.world.state_size()),
+      system_(built.world.ode_system()),
+      // Contact modes: the onset step of adaptive runs and the "try <= X s" of a failure.
+      guard_(options.guard ? *options.guard : check_step(scenario, built.world)) {
+  if (!options_.output_path.empty()) {
+    OutputLayout layout = make_layout(scenario_, world_);
+    layout.step_size = scenario_.adaptive;
+    writer_ = std::make_unique<OutputWriter>(options_.output_path, layout);
+  }
+  summary_.passive = world_.is_passive();
+  wall_start_ = last_flush_ = last_progress_ = Clock::now();
+  queries_at_start_ = geo::interference_query_count();
 
-  // Contact modes: the onset step of adaptive runs and the "try <= X s" of a failure.
-  const StepGuardReport guard = options.guard ? *options.guard : check_step(scenario, world);
-  OutputLayout layout = make_layout(scenario, world);
-  layout.step_size = scenario.adaptive;
-  OutputWriter writer(options.output_path, layout);
-  RunSummary summary;
-  summary.passive = world.is_passive();
-  const auto wall_start = Clock::now();
-  auto last_flush = wall_start, last_progress = wall_start;
-  auto wall_seconds = [&] { return std::chrono::duration<double>(Clock::now() - wall_start).count(); };
-  const long queries_at_start = geo::interference_query_count();
-
-  ImpulseScript script(scenario, world);
-  script.start(x);
-  summary.impulses_applied = 0;
-  for (const auto& tally : script.tallies()) summary.impulses_applied += tally.count;
-  std::vector<contact::ContactResult> results;
-  VecX scratch(world.state_size());
-  auto write_sample = [&](double t, const VecX& state, const Energies& e, double step_size) {
-    world.derivative(t, state, scratch, &results);
-    double held = 0;
-    for (const auto& r : results) held += r.bristle_energy;
-    summary.max_bristle_energy = std::max(summary.max_bristle_energy, held);
-    OutputSample sample = make_sample(t, world, state, e, results, script);
-    sample.step_size = step_size;
-    writer.append(sample);
-    ++summary.samples;
-  };
+  script_ = std::make_unique<ImpulseScript>(scenario_, world_);
+  script_->start(x_);
+  summary_.impulses_applied = 0;
+  for (const auto& tally : script_->tallies()) summary_.impulses_applied += tally.count;
 
   // Energy guard for passive scenes (docs/reliability.md): the total may not rise by more than half
   // of the larger of the highest kinetic energy so far (of states whose energy had not risen) and the work
   // of lifting every body by 1 cm.
-  double lift_energy = 0;
-  for (const auto& b : world.bodies)
-    if (!b.fixed) lift_energy += b.mass * world.gravity.norm() * 0.01;
-  Energies e = world.energies(x);
-  summary.initial_energy = e;
-  // The guard's total counts each contact's stored elastic energy at no less than zero: k delta^(n+1)/(n+1)
-  // (Hertz) and k_v times the integral of the volume (volumetric) are never negative, so a negative
-  // integral of the elastic power is quadrature error of a step that is too coarse for the contact. It
-  // must not offset the kinetic energy that the same step injected (a ball thrown from the table at 15 m/s
-  // by one step through the whole contact left -326 J in the integral and the total below its start).
-  auto guard_total = [&](const Energies& en) {
-    double t = en.kinetic + en.potential;
-    for (const auto& c : world.contacts) t += std::max(0.0, x[c.state_offset + c.num_model_states]);
-    return t;
-  };
-  double min_total = e.total(), min_guard = guard_total(e), max_kinetic = e.kinetic;
+  for (const auto& b : world_.bodies)
+    if (!b.fixed) lift_energy_ += b.mass * world_.gravity.norm() * 0.01;
+  e_ = world_.energies(x_);
+  summary_.initial_energy = e_;
+  min_total_ = e_.total(), min_guard_ = guard_total(e_), max_kinetic_ = e_.kinetic;
 
-  VecX x_before(world.state_size());
-  double t = 0;
-  // After a step of size h has put the state at time t into x: commits the contacts' memories, fires the
-  // impulses due, and runs the energy guard. False when the run must stop (summary.failed).
-  auto commit = [&](double h, double impulse_h) {
-    world.accept_step(t, x);
-    const int fired = script.apply(t, impulse_h, x);  // scripted impulses: between accepted steps only
-    e = world.energies(x, t);
-    const double total_guard = guard_total(e);
-    if (fired) {
-      // An impulse is external work, not an energy error: the guard's baseline restarts from the new state.
-      summary.impulses_applied += fired;
-      min_total = e.total();
-      min_guard = total_guard;
-      max_kinetic = std::max(max_kinetic, e.kinetic);
-    }
-    const double rise = e.total() - min_total, rise_guard = total_guard - min_guard;
-    // The scale grows only with healthy states (rise within 1e-3 of it): the kinetic energy of an explosion
-    // in progress must not raise its own bound.
-    if (rise_guard <= 1e-3 * std::max(max_kinetic, lift_energy)) max_kinetic = std::max(max_kinetic, e.kinetic);
-    summary.max_energy_increase = std::max(summary.max_energy_increase, rise);
-    min_total = std::min(min_total, e.total());
-    min_guard = std::min(min_guard, total_guard);
-    if (summary.passive && rise_guard > 0.5 * std::max(max_kinetic, lift_energy) + 1e-12) {
-      summary.failed = true;
-      summary.max_energy_increase = std::max(summary.max_energy_increase, rise_guard);
-      std::ostringstream msg;
-      msg << "energy explosion at t = " << t << " s: total energy rose by " << rise_guard
-          << " J above its minimum in a passive scene (bound: half of max(peak kinetic energy, 1 cm lift work) = "
-          << 0.5 * std::max(max_kinetic, lift_energy) << " J, docs/reliability.md)";
-      for (const auto& c : world.contacts)
-        if (const double stored = x[c.state_offset + c.num_model_states];
-            stored < -1e-3 * std::max(max_kinetic, lift_energy))
-          msg << "; contact '" << c.name << "' stored elastic energy " << stored
-              << " J < 0 (the step skipped through the contact)";
-      msg << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
-          << "; likely cause: " << suggestion(guard, h);
-      summary.failure_message = msg.str();
-      return false;
-    }
-    return true;
-  };
-  auto blow_up = [&](double h) {
-    summary.failed = true;
-    std::ostringstream msg;
-    msg << describe_blow_up(world, x, t) << "; at t = " << t - h << " s, " << describe_state(world, x_before, t - h)
-        << "; likely cause: " << suggestion(guard, h);
-    summary.failure_message = msg.str();
-  };
-  // Flushing, progress and the --dump-vdb snapshot, after each accepted step.
-  auto housekeeping = [&](double h) {
-    if (options.dump_vdb_time >= 0 && t >= options.dump_vdb_time && t - h < options.dump_vdb_time)
-      summary.vdb_files = dump_overlaps(world, x, t, scenario.geometry_tolerance, options.dump_vdb_prefix);
-    const auto now = Clock::now();
-    if (now - last_flush > std::chrono::milliseconds(500)) {
-      writer.flush();
-      last_flush = now;
-    }
-    if (options.on_progress && now - last_progress > std::chrono::milliseconds(100)) {
-      options.on_progress({t, scenario.duration, wall_seconds(), h});
-      last_progress = now;
-    }
-  };
-
-  if (scenario.adaptive) {
+  if (scenario_.adaptive) {
     // Error-controlled steps (docs/integration.md). Each step starts from f at the committed state, so a contact's
     // memories and an impulse are seen from the next step on; a rejected trial changes nothing but the step size.
-    const auto method = *integ::adaptive_method_from_name(scenario.integrator);
-    const AdaptiveSettings& as = scenario.adaptive_settings;
-    const integ::Tolerances tol = error_weights(world, as);
-    integ::AdaptiveStepper stepper(method, world.state_size());
-    integ::StepController controller(method);
-    const double T = scenario.duration;
-    const double max_step = as.max_step > 0 ? as.max_step : T / 50;
+    const auto method = *integ::adaptive_method_from_name(scenario_.integrator);
+    const AdaptiveSettings& as = scenario_.adaptive_settings;
+    tol_ = error_weights(world_, as);
+    adaptive_.emplace(method, world_.state_size());
+    controller_.emplace(method);
+    max_step_ = as.max_step > 0 ? as.max_step : scenario_.duration / 50;
     // A step across a contact onset or loss (or an impulse's crossing) is at most 1/20 of the fastest contact mode's
     // stable step (~0.14/ω): the onset is resolved on the contact's own time scale, never smeared over a free-flight
     // step, and the approach speed the contact latches there (eq 3.23's v_in) is off by ~(ω h)²/2 ≈ 1 % at most
     // for a linear spring, much less for a volume that grows like a power of the depth.
-    const double event_step = std::min(max_step, 0.05 * guard.max_step);
-    const std::vector<BodyExtent> extents = body_extents(world);
-    std::vector<double> breakpoints = world.breakpoints();  // kinks of loads, motions, gravity
-    long switches_seen = 0;
+    event_step_ = std::min(max_step_, 0.05 * guard_.max_step);
+    extents_ = body_extents(world_);
+    breakpoints_ = world_.breakpoints();  // kinks of loads, motions, gravity
     // A step that ends on a breakpoint sees the profiles' values before it, also at its last stages (c = 1): a jump
     // (a step profile) belongs to the next step, whose first stage starts on it.
-    double step_end = std::numeric_limits<double>::infinity();
-    integ::OdeSystem before_end = system;
-    before_end.derivative = [&](double ts, const VecX& xs, VecX& dx) { world.derivative(std::min(ts, step_end), xs, dx); };
-    VecX f0(world.state_size()), sample_state(world.state_size());
-    long evaluations = 0;
-    world.derivative(t, x, f0, &results);
-    ++evaluations;
-    std::vector<char> touching = contact_flags(results);
-    double h = as.initial_step > 0 ? as.initial_step : integ::initial_step(system, method, t, x, f0, tol, max_step);
-    if (as.initial_step <= 0) ++evaluations;
-    write_sample(0, x, e, h);
-    const double interval = scenario.output_interval;
-    long next_sample = 1;  // sample k is at k * interval (every accepted step when interval is 0)
-    std::vector<double> steps;
-    while (t < T) {
-      if (options.stop_requested && *options.stop_requested) {
-        summary.status = "interrupted";
-        break;
-      }
-      h = std::min({h, max_step, travel_step(world, t, x, extents)});
-      // Land exactly on the end, on each timed impulse and on each kink of a profile; avoid a sliver of a last step.
-      double t_new = t + h;
-      const auto kink = std::upper_bound(breakpoints.begin(), breakpoints.end(), t);
-      const double stop = std::min({T, script.next_time_trigger(t),
-                                    kink == breakpoints.end() ? T : *kink});
-      if (t_new >= stop - 1e-3 * h) t_new = stop, h = stop - t;
-      const bool on_kink = kink != breakpoints.end() && t_new == *kink;
-      step_end = on_kink ? std::nextafter(t_new, -std::numeric_limits<double>::infinity())
-                         : std::numeric_limits<double>::infinity();
-      const double min_step = 64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
-      if (!(h > min_step)) {
-        summary.failed = true;
-        std::ostringstream msg;
-        msg << "step size underflow at t = " << t << " s: the error control asked for a step of " << h
-            << " s (below " << min_step << " s); " << describe_state(world, x, t)
-            << "; likely cause: a discontinuous force or a contact too stiff for the tolerance (docs/integration.md)";
-        summary.failure_message = msg.str();
-        break;
-      }
-      const double err = stepper.attempt(on_kink ? before_end : system, t, x, f0, h, tol);
-      evaluations += stepper.evaluations_per_attempt();
-      bool accepted = err <= 1;
-      if (accepted && h > event_step) {
-        world.derivative(t_new, stepper.candidate(), scratch, &results);
-        ++evaluations;
-        if (contact_flags(results) != touching || script.crossing_due(t_new, stepper.candidate())) {
-          ++summary.event_cuts;
-          accepted = false;
-        }
-      }
-      if (!accepted) {
-        ++summary.rejected_steps;
-        h = err <= 1 ? std::max(event_step, 0.5 * h) : controller.propose(h, err, false);
-        continue;
-      }
-      // Samples inside the step from the continuous extension (before the contacts commit: the memories of the
-      // step's start hold over it); a sample at the step's end after it, like a fixed step's.
-      const double t_old = t;
-      while (interval > 0 && next_sample * interval < t_new - 1e-9 * interval) {
-        const double ts = next_sample * interval;
-        stepper.dense(on_kink ? before_end : system, (ts - t_old) / h, sample_state);
-        write_sample(ts, sample_state, world.energies(sample_state, ts), h);
-        ++next_sample;
-      }
-      x_before = x;
-      x = stepper.candidate();
-      t = t_new;
-      if (!x.allFinite()) {
-        blow_up(h);
-        break;
-      }
-      steps.push_back(h);
-      if (!commit(h, 0)) break;
-      if (script.loads_switched() != switches_seen) breakpoints = world.breakpoints(), switches_seen = script.loads_switched();
-      if (interval <= 0 || t >= T || std::abs(t - next_sample * interval) <= 1e-9 * interval) {
-        write_sample(t, x, e, h);
-        if (interval > 0 && std::abs(t - next_sample * interval) <= 1e-9 * interval) ++next_sample;
-      }
-      housekeeping(h);
-      world.derivative(t, x, f0, &results);
-      ++evaluations;
-      touching = contact_flags(results);
-      h = controller.propose(h, err, true);
+    step_end_ = std::numeric_limits<double>::infinity();
+    before_end_ = system_;
+    before_end_.derivative = [this](double ts, const VecX& xs, VecX& dx) {
+      world_.derivative(std::min(ts, step_end_), xs, dx);
+    };
+    f0_.resize(world_.state_size());
+    sample_state_.resize(world_.state_size());
+    world_.derivative(t_, x_, f0_, &results_);
+    ++evaluations_;
+    touching_ = contact_flags(results_);
+    h_ = as.initial_step > 0 ? as.initial_step
+                             : integ::initial_step(system_, method, t_, x_, f0_, tol_, max_step_);
+    if (as.initial_step <= 0) ++evaluations_;
+    if (writer_) write_sample(0, x_, e_, h_);
+  } else {
+    if (writer_) write_sample(0, x_, e_, scenario_.step);
+    const auto method = integ::method_from_name(scenario_.integrator);
+    fixed_.emplace(*method, world_.state_size());
+    const double h = scenario_.step;
+    const long total_steps = std::lround(scenario_.duration / h);
+    // In double first: an interval far beyond the duration must not overflow the conversion.
+    sample_every_ =
+        scenario_.output_interval > 0
+            ? std::max(1L, std::lround(std::min(scenario_.output_interval / h, static_cast<double>(total_steps) + 1)))
+            : 1L;
+  }
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::write_sample(double t, const VecX& state, const Energies& e, double step_size) {
+  world_.derivative(t, state, scratch_, &results_);
+  double held = 0;
+  for (const auto& r : results_) held += r.bristle_energy;
+  summary_.max_bristle_energy = std::max(summary_.max_bristle_energy, held);
+  OutputSample sample = make_sample(t, world_, state, e, results_, *script_);
+  sample.step_size = step_size;
+  writer_->append(sample);
+  ++summary_.samples;
+}
+
+// The guard's total counts each contact's stored elastic energy at no less than zero: k delta^(n+1)/(n+1)
+// (Hertz) and k_v times the integral of the volume (volumetric) are never negative, so a negative
+// integral of the elastic power is quadrature error of a step that is too coarse for the contact. It
+// must not offset the kinetic energy that the same step injected (a ball thrown from the table at 15 m/s
+// by one step through the whole contact left -326 J in the integral and the total below its start).
+double Simulation::guard_total(const Energies& en) const {
+  double t = en.kinetic + en.potential;
+  for (const auto& c : world_.contacts) t += std::max(0.0, x_[c.state_offset + c.num_model_states]);
+  return t;
+}
+
+// After a step of size h has put the state at time t_ into x_: commits the contacts' memories, fires the
+// impulses due, and runs the energy guard. False when the run must stop (summary_.failed).
+bool Simulation::commit(double h, double impulse_h) {
+  world_.accept_step(t_, x_);
+  const int fired = script_->apply(t_, impulse_h, x_);  // scripted impulses: between accepted steps only
+  e_ = world_.energies(x_, t_);
+  const double total_guard = guard_total(e_);
+  if (fired) {
+    // An impulse is external work, not an energy error: the guard's baseline restarts from the new state.
+    summary_.impulses_applied += fired;
+    min_total_ = e_.total();
+    min_guard_ = total_guard;
+    max_kinetic_ = std::max(max_kinetic_, e_.kinetic);
+  }
+  const double rise = e_.total() - min_total_, rise_guard = total_guard - min_guard_;
+  const double scale = std::max(max_kinetic_, lift_energy_);
+  // The scale grows only with healthy states (rise within 1e-3 of it): the kinetic energy of an explosion
+  // in progress must not raise its own bound.
+  if (rise_guard <= 1e-3 * scale) max_kinetic_ = std::max(max_kinetic_, e_.kinetic);
+  summary_.max_energy_increase = std::max(summary_.max_energy_increase, rise);
+  min_total_ = std::min(min_total_, e_.total());
+  min_guard_ = std::min(min_guard_, total_guard);
+  const double bound = std::max(max_kinetic_, lift_energy_);
+  if (summary_.passive && rise_guard > 0.5 * bound + 1e-12) {
+    summary_.failed = true;
+    summary_.max_energy_increase = std::max(summary_.max_energy_increase, rise_guard);
+    std::ostringstream msg;
+    msg << "energy explosion at t = " << t_ << " s: total energy rose by " << rise_guard
+        << " J above its minimum in a passive scene (bound: half of max(peak kinetic energy, 1 cm lift work) = "
+        << 0.5 * bound << " J, docs/reliability.md)";
+    for (const auto& c : world_.contacts)
+      if (const double stored = x_[c.state_offset + c.num_model_states]; stored < -1e-3 * bound)
+        msg << "; contact '" << c.name << "' stored elastic energy " << stored
+            << " J < 0 (the step skipped through the contact)";
+    msg << "; at t = " << t_ - h << " s, " << describe_state(world_, x_before_, t_ - h)
+        << "; likely cause: " << suggestion(guard_, h);
+    summary_.failure_message = msg.str();
+    return false;
+  }
+  return true;
+}
+
+void Simulation::blow_up(double h) {
+  summary_.failed = true;
+  std::ostringstream msg;
+  msg << describe_blow_up(world_, x_, t_) << "; at t = " << t_ - h << " s, "
+      << describe_state(world_, x_before_, t_ - h) << "; likely cause: " << suggestion(guard_, h);
+  summary_.failure_message = msg.str();
+}
+
+// Flushing, progress and the --dump-vdb snapshot, after each accepted step.
+void Simulation::housekeeping(double h) {
+  if (options_.dump_vdb_time >= 0 && t_ >= options_.dump_vdb_time && t_ - h < options_.dump_vdb_time)
+    summary_.vdb_files = dump_overlaps(world_, x_, t_, scenario_.geometry_tolerance, options_.dump_vdb_prefix);
+  if (!writer_ && !options_.on_progress) return;  // a front end stepping without output: no clock to read
+  const auto now = Clock::now();
+  if (writer_ && now - last_flush_ > std::chrono::milliseconds(500)) {
+    writer_->flush();
+    last_flush_ = now;
+  }
+  if (options_.on_progress && now - last_progress_ > std::chrono::milliseconds(100)) {
+    options_.on_progress({t_, scenario_.duration, std::chrono::duration<double>(now - wall_start_).count(), h});
+    last_progress_ = now;
+  }
+}
+
+bool Simulation::step(double end) {
+  if (summary_.failed || interrupted_) return false;
+  return scenario_.adaptive ? step_adaptive(end) : step_fixed(end);
+}
+
+bool Simulation::step_fixed(double end) {
+  if (options_.stop_requested && *options_.stop_requested) {
+    interrupted_ = true;
+    return false;
+  }
+  const double h = scenario_.step;
+  x_before_ = x_;  // the last healthy state, to name the bodies and contacts if this step blows up
+  fixed_->step(system_, t_, h, x_);
+  t_ = (fixed_steps_ + 1) * h;  // no accumulated round-off in the time vector
+  if (!x_.allFinite()) {
+    blow_up(h);
+    return false;
+  }
+  if (!commit(h, h)) return false;
+  ++fixed_steps_;
+  if (writer_ && (fixed_steps_ % sample_every_ == 0 || (std::isfinite(end) && fixed_steps_ == std::lround(end / h))))
+    write_sample(t_, x_, e_, h);
+  housekeeping(h);
+  return true;
+}
+
+bool Simulation::step_adaptive(double T) {
+  const double interval = scenario_.output_interval;  // sample k at k * interval (every accepted step when 0)
+  for (;;) {  // trials until one is accepted
+    if (options_.stop_requested && *options_.stop_requested) {
+      interrupted_ = true;
+      return false;
     }
-    summary.steps = static_cast<long>(steps.size());
-    summary.rhs_evaluations = evaluations + summary.samples;
-    if (!steps.empty()) {
+    double& h = h_;
+    h = std::min({h, max_step_, travel_step(world_, t_, x_, extents_)});
+    // Land exactly on the end, on each timed impulse and on each kink of a profile; avoid a sliver of a last step.
+    double t_new = t_ + h;
+    const auto kink = std::upper_bound(breakpoints_.begin(), breakpoints_.end(), t_);
+    const double stop = std::min({T, script_->next_time_trigger(t_), kink == breakpoints_.end() ? T : *kink});
+    if (t_new >= stop - 1e-3 * h) t_new = stop, h = stop - t_;
+    const bool on_kink = kink != breakpoints_.end() && t_new == *kink;
+    step_end_ = on_kink ? std::nextafter(t_new, -std::numeric_limits<double>::infinity())
+                        : std::numeric_limits<double>::infinity();
+    const double min_step = 64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t_));
+    if (!(h > min_step)) {
+      summary_.failed = true;
+      std::ostringstream msg;
+      msg << "step size underflow at t = " << t_ << " s: the error control asked for a step of " << h << " s (below "
+          << min_step << " s); " << describe_state(world_, x_, t_)
+          << "; likely cause: a discontinuous force or a contact too stiff for the tolerance (docs/integration.md)";
+      summary_.failure_message = msg.str();
+      return false;
+    }
+    const integ::OdeSystem& system = on_kink ? before_end_ : system_;
+    const double err = adaptive_->attempt(system, t_, x_, f0_, h, tol_);
+    evaluations_ += adaptive_->evaluations_per_attempt();
+    bool accepted = err <= 1;
+    if (accepted && h > event_step_) {
+      world_.derivative(t_new, adaptive_->candidate(), scratch_, &results_);
+      ++evaluations_;
+      if (contact_flags(results_) != touching_ || script_->crossing_due(t_new, adaptive_->candidate())) {
+        ++summary_.event_cuts;
+        accepted = false;
+      }
+    }
+    if (!accepted) {
+      ++summary_.rejected_steps;
+      h = err <= 1 ? std::max(event_step_, 0.5 * h) : controller_->propose(h, err, false);
+      continue;
+    }
+    // Samples inside the step from the continuous extension (before the contacts commit: the memories of the
+    // step's start hold over it); a sample at the step's end after it, like a fixed step's.
+    const double t_old = t_;
+    while (interval > 0 && next_sample_ * interval < t_new - 1e-9 * interval) {
+      const double ts = next_sample_ * interval;
+      if (writer_) {
+        adaptive_->dense(system, (ts - t_old) / h, sample_state_);
+        write_sample(ts, sample_state_, world_.energies(sample_state_, ts), h);
+      }
+      ++next_sample_;
+    }
+    x_before_ = x_;
+    x_ = adaptive_->candidate();
+    t_ = t_new;
+    if (!x_.allFinite()) {
+      blow_up(h);
+      return false;
+    }
+    accepted_steps_.push_back(h);
+    if (!commit(h, 0)) return false;
+    if (script_->loads_switched() != switches_seen_)
+      breakpoints_ = world_.breakpoints(), switches_seen_ = script_->loads_switched();
+    if (interval <= 0 || t_ >= T || std::abs(t_ - next_sample_ * interval) <= 1e-9 * interval) {
+      if (writer_) write_sample(t_, x_, e_, h);
+      if (interval > 0 && std::abs(t_ - next_sample_ * interval) <= 1e-9 * interval) ++next_sample_;
+    }
+    housekeeping(h);
+    world_.derivative(t_, x_, f0_, &results_);
+    ++evaluations_;
+    touching_ = contact_flags(results_);
+    h = controller_->propose(h, err, true);
+    return true;
+  }
+}
+
+void Simulation::open_output(const std::string& path) {
+  if (writer_) finish();
+  OutputLayout layout = make_layout(scenario_, world_);
+  layout.step_size = scenario_.adaptive;
+  writer_ = std::make_unique<OutputWriter>(path, layout);
+  if (scenario_.output_interval > 0)  // the next sample on the interval's grid after the current time
+    next_sample_ = static_cast<long>(std::floor(t_ / scenario_.output_interval + 1e-9)) + 1;
+  write_sample(t_, x_, e_, scenario_.adaptive ? h_ : scenario_.step);
+}
+
+void Simulation::state_changed() {
+  // Outside work, like an impulse: the energy guard's baseline restarts from the new state.
+  e_ = world_.energies(x_, t_);
+  min_total_ = e_.total();
+  min_guard_ = guard_total(e_);
+  max_kinetic_ = std::max(max_kinetic_, e_.kinetic);
+  if (scenario_.adaptive) {  // each adaptive step starts from f at the committed state
+    world_.derivative(t_, x_, f0_, &results_);
+    ++evaluations_;
+    touching_ = contact_flags(results_);
+  }
+}
+
+void Simulation::set_external_load(int body, const Vec3& force, const Vec3& torque) {
+  world_.bodies.at(body).external_force = force;
+  world_.bodies.at(body).external_torque = torque;
+  // A controller's work is not an energy error: the guard is for passive scenes only.
+  summary_.passive = false;
+  state_changed();
+}
+
+const std::vector<contact::ContactResult>& Simulation::contact_results() {
+  world_.derivative(t_, x_, scratch_, &results_);
+  return results_;
+}
+
+RunSummary Simulation::finish(bool interrupted) {
+  RunSummary summary = summary_;
+  if (scenario_.adaptive) {
+    summary.steps = static_cast<long>(accepted_steps_.size());
+    summary.rhs_evaluations = evaluations_ + summary.samples;
+    if (!accepted_steps_.empty()) {
+      std::vector<double> steps = accepted_steps_;
       std::sort(steps.begin(), steps.end());
       summary.min_step = steps.front(), summary.max_step = steps.back(), summary.median_step = steps[steps.size() / 2];
     }
   } else {
-    write_sample(0, x, e, scenario.step);
-    const auto method = integ::method_from_name(scenario.integrator);
-    integ::Stepper stepper(*method, world.state_size());
-    const double h = scenario.step;
-    const long total_steps = std::lround(scenario.duration / h);
-    // In double first: an interval far beyond the duration must not overflow the conversion.
-    const long sample_every =
-        scenario.output_interval > 0
-            ? std::max(1L, std::lround(std::min(scenario.output_interval / h, static_cast<double>(total_steps) + 1)))
-            : 1L;
-    long step = 0;
-    for (; step < total_steps; ++step) {
-      if (options.stop_requested && *options.stop_requested) {
-        summary.status = "interrupted";
-        break;
-      }
-      x_before = x;  // the last healthy state, to name the bodies and contacts if this step blows up
-      stepper.step(system, t, h, x);
-      t = (step + 1) * h;  // no accumulated round-off in the time vector
-      if (!x.allFinite()) {
-        blow_up(h);
-        break;
-      }
-      if (!commit(h, h)) break;
-      if ((step + 1) % sample_every == 0 || step + 1 == total_steps) write_sample(t, x, e, h);
-      housekeeping(h);
-    }
-    summary.steps = step;
-    summary.rhs_evaluations = step * integ::method_stages(*method) + summary.samples;
+    summary.steps = fixed_steps_;
+    summary.rhs_evaluations = fixed_steps_ * integ::method_stages(fixed_->method()) + summary.samples;
   }
-  summary.sim_time = t;
-  summary.final_energy = world.energies(x, t);
-  summary.wall_time = wall_seconds();
-  summary.interference_queries = geo::interference_query_count() - queries_at_start;
+  summary.sim_time = t_;
+  summary.final_energy = world_.energies(x_, t_);
+  summary.wall_time = std::chrono::duration<double>(Clock::now() - wall_start_).count();
+  summary.interference_queries = geo::interference_query_count() - queries_at_start_;
   if (summary.failed)
     summary.status = "failed: " + summary.failure_message;
-  else if (summary.status.empty())
-    summary.status = options.warnings.empty() ? "completed" : "completed with warnings";
-  writer.set_text_attribute("status", summary.status);
-  if (!options.warnings.empty()) {
-    std::string all;
-    for (const auto& w : options.warnings) all += (all.empty() ? "" : "\n") + w;
-    writer.set_text_attribute("warnings", all);
+  else if (interrupted_ || interrupted)
+    summary.status = "interrupted";
+  else
+    summary.status = options_.warnings.empty() ? "completed" : "completed with warnings";
+  if (writer_) {
+    OutputWriter& writer = *writer_;
+    writer.set_text_attribute("status", summary.status);
+    if (!options_.warnings.empty()) {
+      std::string all;
+      for (const auto& w : options_.warnings) all += (all.empty() ? "" : "\n") + w;
+      writer.set_text_attribute("warnings", all);
+    }
+    writer.set_number_attribute("wall_time_s", summary.wall_time);
+    writer.set_number_attribute("max_energy_increase_J", summary.max_energy_increase);
+    writer.set_number_attribute("max_bristle_energy_J", summary.max_bristle_energy);
+    writer.set_number_attribute("steps", static_cast<double>(summary.steps));
+    writer.set_number_attribute("rhs_evaluations", static_cast<double>(summary.rhs_evaluations));
+    writer.set_number_attribute("interference_queries", static_cast<double>(summary.interference_queries));
+    if (scenario_.adaptive) {
+      writer.set_number_attribute("accepted_steps", static_cast<double>(summary.steps));
+      writer.set_number_attribute("rejected_steps", static_cast<double>(summary.rejected_steps));
+      writer.set_number_attribute("event_cuts", static_cast<double>(summary.event_cuts));
+      writer.set_number_attribute("min_step", summary.min_step);
+      writer.set_number_attribute("median_step", summary.median_step);
+      writer.set_number_attribute("max_step", summary.max_step);
+    }
+    if (!script_->empty())
+      writer.set_number_attribute("impulses_applied", static_cast<double>(summary.impulses_applied));
+    writer.close();
+    writer_.reset();
   }
-  writer.set_number_attribute("wall_time_s", summary.wall_time);
-  writer.set_number_attribute("max_energy_increase_J", summary.max_energy_increase);
-  writer.set_number_attribute("max_bristle_energy_J", summary.max_bristle_energy);
-  writer.set_number_attribute("steps", static_cast<double>(summary.steps));
-  writer.set_number_attribute("rhs_evaluations", static_cast<double>(summary.rhs_evaluations));
-  writer.set_number_attribute("interference_queries", static_cast<double>(summary.interference_queries));
-  if (scenario.adaptive) {
-    writer.set_number_attribute("accepted_steps", static_cast<double>(summary.steps));
-    writer.set_number_attribute("rejected_steps", static_cast<double>(summary.rejected_steps));
-    writer.set_number_attribute("event_cuts", static_cast<double>(summary.event_cuts));
-    writer.set_number_attribute("min_step", summary.min_step);
-    writer.set_number_attribute("median_step", summary.median_step);
-    writer.set_number_attribute("max_step", summary.max_step);
-  }
-  if (!script.empty()) writer.set_number_attribute("impulses_applied", static_cast<double>(summary.impulses_applied));
-  writer.close();
-  if (options.on_progress)
-    options.on_progress({t, scenario.duration, summary.wall_time, scenario.adaptive ? summary.max_step : scenario.step});
+  if (options_.on_progress)
+    options_.on_progress(
+        {t_, scenario_.duration, summary.wall_time, scenario_.adaptive ? summary.max_step : scenario_.step});
   return summary;
+}
+
+RunSummary run_simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options) {
+  Simulation sim(scenario, built, options);
+  if (scenario.adaptive) {
+    while (sim.time() < scenario.duration && sim.step(scenario.duration)) {
+    }
+  } else {
+    const long total_steps = std::lround(scenario.duration / scenario.step);
+    while (sim.steps_taken() < total_steps && sim.step(scenario.duration)) {
+    }
+  }
+  return sim.finish();
 }
 
 }  // namespace vcsim
