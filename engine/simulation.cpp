@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/output_hdf5.h"
+#include "engine/sampling.h"
 #include "engine/step_guard.h"
 #include "integrators/adaptive_rk.h"
 
@@ -14,70 +15,6 @@ namespace vcsim {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-OutputLayout make_layout(const Scenario& scenario, const World& world) {
-  OutputLayout layout;
-  layout.scenario_name = scenario.name;
-  for (const auto& b : world.bodies) layout.body_names.push_back(b.name);
-  for (const auto& c : world.contacts)
-    layout.pairs.push_back({c.name, world.bodies[c.body_i].name, world.bodies[c.body_j].name, c.pair->channels()});
-  for (const auto& imp : scenario.impulses) {
-    std::ostringstream trigger;
-    trigger.precision(17);
-    if (imp.at)
-      trigger << "at " << *imp.at << " s";
-    else
-      trigger << "when " << imp.signal_body << " " << imp.signal << " crosses " << imp.level << " ("
-              << (imp.direction < 0 ? "falling" : imp.direction > 0 ? "rising" : "either way") << ")";
-    layout.impulses.push_back({imp.name, imp.body, trigger.str()});
-  }
-  layout.text_attributes = {{"scenario", scenario.source_text},
-                            {"scenario_file", scenario.source_file},
-                            {"vcsim_version", VCSIM_VERSION},
-                            {"git_revision", VCSIM_GIT_REVISION},
-                            {"integrator", scenario.integrator}};
-  if (scenario.adaptive) {
-    const AdaptiveSettings& a = scenario.adaptive_settings;
-    layout.number_attributes = {{"rel_tol", a.rel_tol},
-                                {"abs_tol_position", a.abs_position},
-                                {"abs_tol_quaternion", a.abs_quaternion},
-                                {"abs_tol_velocity", a.abs_velocity},
-                                {"abs_tol_angular_velocity", a.abs_angular_velocity},
-                                {"abs_tol_friction", a.abs_friction},
-                                {"step_limit", a.max_step > 0 ? a.max_step : scenario.duration / 50}};
-  }
-  layout.number_attributes.insert({{"step", scenario.step},
-                              {"duration", scenario.duration},
-                              {"output_interval", scenario.output_interval},
-                              {"geometry_tolerance", scenario.geometry_tolerance}});
-  return layout;
-}
-
-OutputSample make_sample(double t, const World& world, const VecX& x, const Energies& e,
-                         const std::vector<contact::ContactResult>& results, const ImpulseScript& script) {
-  OutputSample s;
-  s.time = t;
-  for (const auto& tally : script.tallies())
-    s.impulses.push_back({static_cast<double>(tally.count), tally.last_time, tally.linear, tally.angular});
-  for (size_t i = 0; i < world.bodies.size(); ++i) {
-    const auto k = world.kinematics(x, static_cast<int>(i), t);
-    s.bodies.push_back({k.pose.position, k.pose.rotation, k.velocity, k.angular_velocity});
-  }
-  s.energy = {e.kinetic, e.potential, e.contact, e.total()};
-  for (size_t c = 0; c < world.contacts.size(); ++c) {
-    const auto& r = results[c];
-    const auto ki = world.kinematics(x, world.contacts[c].body_i, t);
-    PairSample p;
-    p.in_contact = r.in_contact;
-    p.force = r.force;
-    p.point = r.point;
-    p.torque_about_point = r.couple;
-    p.torque_about_body_i = (r.point - ki.pose.position).cross(r.force) + r.couple;
-    p.channels = r.channels;
-    s.pairs.push_back(std::move(p));
-  }
-  return s;
-}
 
 // "try <= X s" for a run that blew up at step h: the step guard's limit over every mode (conditional ones
 // too) when h exceeds it, else a quarter of h (the guard's linear estimate was optimistic for this run).
@@ -235,101 +172,6 @@ std::vector<char> contact_flags(const std::vector<contact::ContactResult>& resul
 }
 
 }  // namespace
-
-ImpulseScript::ImpulseScript(const Scenario& scenario, World& world) : world_(world), specs_(scenario.impulses) {
-  for (const auto& s : specs_) {
-    body_.push_back(crossing(s.body, "position.x", 0, 0).body);
-    crossing_.push_back(s.at ? Crossing{} : crossing(s.signal_body, s.signal, s.level, s.direction));
-  }
-  done_.assign(specs_.size(), false);
-  tallies_.assign(specs_.size(), ImpulseTally{});
-  for (size_t k = 0; k < scenario.loads.size(); ++k) {
-    const LoadSpec& l = scenario.loads[k];
-    if (l.signal.empty()) continue;
-    switch_.push_back(crossing(l.signal_body, l.signal, l.level, l.direction));
-    switch_load_.push_back(static_cast<int>(k));
-    world_.loads[k].start = std::numeric_limits<double>::infinity();  // off until the switch
-  }
-}
-
-ImpulseScript::Crossing ImpulseScript::crossing(const std::string& body, const std::string& signal, double level,
-                                                int direction) const {
-  static const char* kSignals[] = {"position.x", "position.y", "position.z", "velocity.x", "velocity.y",
-                                   "velocity.z", "angular_velocity.x", "angular_velocity.y", "angular_velocity.z"};
-  Crossing c{-1, -1, level, direction, 0};
-  for (size_t i = 0; i < world_.bodies.size(); ++i)
-    if (world_.bodies[i].name == body) c.body = static_cast<int>(i);
-  for (int k = 0; k < 9; ++k)
-    if (signal == kSignals[k]) c.component = k;
-  if (c.body < 0 || c.component < 0)  // the loader checked both
-    throw std::runtime_error("trigger: no body '" + body + "' or signal '" + signal + "'");
-  return c;
-}
-
-double ImpulseScript::signal(const Crossing& c, const VecX& x) const {
-  const auto k = world_.kinematics(x, c.body);
-  const int i = c.component;
-  return i < 3 ? k.pose.position[i] : i < 6 ? k.velocity[i - 3] : k.angular_velocity[i - 6];
-}
-
-// Δv = P/m, Δω = I_world⁻¹ L with I_world = R I_body Rᵀ (the impulse-momentum relations of a rigid body).
-int ImpulseScript::fire(size_t i, double t, VecX& x) {
-  const RigidBody& b = world_.bodies[body_[i]];
-  const int off = b.state_offset;
-  const Mat3 R = body_attitude(x, off).normalized().toRotationMatrix();
-  body_velocity(x, off) += specs_[i].linear / b.mass;
-  body_angular_velocity(x, off) += R * b.inertia_body_inverse * R.transpose() * specs_[i].angular;
-  ImpulseTally& tally = tallies_[i];
-  ++tally.count;
-  tally.last_time = t;
-  tally.linear += specs_[i].linear;
-  tally.angular += specs_[i].angular;
-  return 1;
-}
-
-double ImpulseScript::next_time_trigger(double t) const {
-  double next = std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < specs_.size(); ++i)
-    if (specs_[i].at && !done_[i] && *specs_[i].at > t) next = std::min(next, *specs_[i].at);
-  return next;
-}
-
-bool ImpulseScript::crosses(const Crossing& c, const VecX& x) const {
-  const double now = signal(c, x) - c.level, before = c.previous - c.level;
-  const bool falls = before > 0 && now <= 0, rises = before < 0 && now >= 0;
-  return (c.direction <= 0 && falls) || (c.direction >= 0 && rises);
-}
-
-bool ImpulseScript::crossing_due(double t_new, const VecX& x_new) const {
-  for (size_t i = 0; i < specs_.size(); ++i)
-    if (!specs_[i].at && (!specs_[i].until || t_new <= *specs_[i].until) && crosses(crossing_[i], x_new)) return true;
-  for (size_t k = 0; k < switch_.size(); ++k)
-    if (!std::isfinite(world_.loads[switch_load_[k]].start) && crosses(switch_[k], x_new)) return true;
-  return false;
-}
-
-int ImpulseScript::apply(double t, double h, VecX& x) {
-  int fired = 0;
-  std::vector<size_t> due;
-  for (size_t i = 0; i < specs_.size(); ++i) {
-    const ImpulseSpec& s = specs_[i];
-    if (s.at) {
-      if (!done_[i] && t >= *s.at - 0.5 * h) due.push_back(i), done_[i] = true;
-    } else if (t > 0 && (!s.until || t <= *s.until) && crosses(crossing_[i], x)) {  // a crossing needs a previous state
-      due.push_back(i);
-    }
-  }
-  // Load switches judged on the same state as the impulses, before any of them.
-  for (size_t k = 0; k < switch_.size(); ++k) {
-    AppliedLoad& load = world_.loads[switch_load_[k]];
-    if (t > 0 && !std::isfinite(load.start) && crosses(switch_[k], x)) load.start = t, ++loads_switched_;
-  }
-  for (size_t i : due) fired += fire(i, t, x);  // all triggers judged on the state before any of them
-  for (size_t i = 0; i < specs_.size(); ++i)
-    if (!specs_[i].at) crossing_[i].previous = signal(crossing_[i], x);
-  for (auto& c : switch_) c.previous = signal(c, x);
-  return fired;
-}
 
 Simulation::Simulation(const Scenario& scenario, BuiltWorld& built, const RunOptions& options)
     : scenario_(scenario),
