@@ -78,14 +78,11 @@ PyInterference query(const PyShape& a, const Pose& pa, const PyShape& b, const P
   return sum_interference(a.cells().cells, pa, b.cells().cells, pb, tolerance);
 }
 
-}  // namespace
+using ShapeClass = py::class_<PyShape>;
 
-void bind_shapes(py::module_& m) {
-  py::class_<PyShape>(m, "Shape",
-                      "A solid for the interference engine: a primitive (sphere, box, ...), a closed mesh, or a CSG "
-                      "combination. Lengths in m; each primitive is centred on its frame's origin, axis z "
-                      "(docs/scenario-format.md, \"Geometry\").")
-      .def_static("sphere", [](double r) {
+// Shape.sphere(r), .box(size), ...: the primitives and meshes of docs/scenario-format.md, "Geometry".
+void def_primitives(ShapeClass& shape) {
+  shape.def_static("sphere", [](double r) {
         geo::Primitive p;
         p.kind = geo::PrimitiveKind::Sphere, p.radius = positive(r, "Shape.sphere radius");
         return primitive_shape(p, "sphere");
@@ -178,31 +175,29 @@ void bind_shapes(py::module_& m) {
         PyShape s{primitive_node(p, "mesh"), {file}, nullptr};
         s.cells();
         return s;
-      })
-      .def("intersection", [](const PyShape& a, const PyShape& b) {
-        return combine(geo::CsgNode::Op::Intersection, {&a, &b}, "Shape.intersection");
-      }, py::arg("other"), "the solid in both (also a & b)")
-      .def("__and__", [](const PyShape& a, const PyShape& b) {
-        return combine(geo::CsgNode::Op::Intersection, {&a, &b}, "Shape.intersection");
-      })
-      .def("union", [](const PyShape& a, const PyShape& b) {
-        return combine(geo::CsgNode::Op::Union, {&a, &b}, "Shape.union");
-      }, py::arg("other"), "the solid in either (also a | b); the parts become disjoint cells")
-      .def("__or__", [](const PyShape& a, const PyShape& b) {
-        return combine(geo::CsgNode::Op::Union, {&a, &b}, "Shape.union");
-      })
-      .def("difference", [](const PyShape& a, const PyShape& b) {
-        return combine(geo::CsgNode::Op::Difference, {&a, &b}, "Shape.difference");
-      }, py::arg("other"), "the solid in this one and not in other (also a - b)")
-      .def("__sub__", [](const PyShape& a, const PyShape& b) {
-        return combine(geo::CsgNode::Op::Difference, {&a, &b}, "Shape.difference");
-      })
-      .def("complement", [](const PyShape& a) {
-        return combine(geo::CsgNode::Op::Complement, {&a}, "Shape.complement");
-      }, "everything outside this solid (also ~a); useful intersected with a bounded one")
-      .def("__invert__", [](const PyShape& a) {
-        return combine(geo::CsgNode::Op::Complement, {&a}, "Shape.complement");
-      })
+      });
+}
+
+// CSG: a & b, a | b, a - b, ~a, and a shape moved in its frame.
+void def_csg(ShapeClass& shape) {
+  auto intersection = [](const PyShape& a, const PyShape& b) {
+    return combine(geo::CsgNode::Op::Intersection, {&a, &b}, "Shape.intersection");
+  };
+  auto union_ = [](const PyShape& a, const PyShape& b) {
+    return combine(geo::CsgNode::Op::Union, {&a, &b}, "Shape.union");
+  };
+  auto difference = [](const PyShape& a, const PyShape& b) {
+    return combine(geo::CsgNode::Op::Difference, {&a, &b}, "Shape.difference");
+  };
+  auto complement = [](const PyShape& a) { return combine(geo::CsgNode::Op::Complement, {&a}, "Shape.complement"); };
+  shape.def("intersection", intersection, py::arg("other"), "the solid in both (also a & b)")
+      .def("__and__", intersection)
+      .def("union", union_, py::arg("other"), "the solid in either (also a | b); the parts become disjoint cells")
+      .def("__or__", union_)
+      .def("difference", difference, py::arg("other"), "the solid in this one and not in other (also a - b)")
+      .def("__sub__", difference)
+      .def("complement", complement, "everything outside this solid (also ~a); useful intersected with a bounded one")
+      .def("__invert__", complement)
       .def("moved", [](const PyShape& a, py::handle pose) {
         PyShape s = a;
         s.geometry.reset();
@@ -212,7 +207,10 @@ void bind_shapes(py::module_& m) {
       }, py::arg("pose"), "This shape placed at `pose` in its frame (to build CSG of shapes off-centre).")
       .def_property_readonly("cells", [](const PyShape& s) { return s.cells().cells.size(); },
                              "how many disjoint convex-or-concave cells the engine splits it into");
+}
 
+// vcsim.interference, vcsim.mass_properties, vcsim.set_threads.
+void def_queries(py::module_& m) {
   py::class_<PyInterference>(m, "Interference",
                              "The interference of two shapes: volume V (m^3), centroid (m, world), inertia J (m^5, "
                              "unit density, about the centroid, world axes), normal (a geometric estimate, from b "
@@ -279,6 +277,18 @@ void bind_shapes(py::module_& m) {
       },
       py::arg("shape"), py::arg("density"), py::arg("tolerance") = 1e-6,
       "Mass, centre of mass and inertia of a bounded shape of uniform density (kg/m^3).");
+}
+
+}  // namespace
+
+void bind_shapes(py::module_& m) {
+  ShapeClass shape(m, "Shape",
+                   "A solid for the interference engine: a primitive (sphere, box, ...), a closed mesh, or a CSG "
+                   "combination. Lengths in m; each primitive is centred on its frame's origin, axis z "
+                   "(docs/scenario-format.md, \"Geometry\").");
+  def_primitives(shape);
+  def_csg(shape);
+  def_queries(m);
 }
 
 }  // namespace vcsim::python
