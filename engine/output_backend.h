@@ -7,14 +7,12 @@
 #include <vector>
 
 #include "engine/output_format.h"
-#include "engine/output_hdf5.h"
 
 namespace vcsim {
 
-// ---------------------------------------------------------------------------------------------
-class OutputWriter::Backend {
+class OutputBackend {
  public:
-  virtual ~Backend() = default;
+  virtual ~OutputBackend() = default;
   virtual void append(const std::vector<double>& row) = 0;
   virtual void flush() = 0;
   virtual void set_text(const std::string& name, const std::string& value) = 0;
@@ -22,9 +20,9 @@ class OutputWriter::Backend {
   virtual void close() = 0;
 };
 
-std::unique_ptr<OutputWriter::Backend> make_in_process_backend(const std::string& path, const OutputLayout& layout,
+std::unique_ptr<OutputBackend> make_in_process_backend(const std::string& path, const OutputLayout& layout,
                                                                std::vector<OutputColumn> cols, int chunk_rows);
-std::unique_ptr<OutputWriter::Backend> make_helper_backend(const std::string& path, const OutputLayout& layout,
+std::unique_ptr<OutputBackend> make_helper_backend(const std::string& path, const OutputLayout& layout,
                                                            std::vector<OutputColumn> cols, int chunk_rows);
 
 }  // namespace vcsim

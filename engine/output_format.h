@@ -1,13 +1,37 @@
 // The HDF5 layout of a run's output (docs/output-format.md): the format version and, for a layout, every dataset
 // with its path, shape, units and attributes, in the order of the writer's flat sample rows.
 #pragma once
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "engine/output_hdf5.h"
+#include "contact/contact_pair.h"
 
 namespace vcsim {
+
+// A contact pair's group: its bodies and its model's channels.
+struct OutputPairLayout {
+  std::string name;  // e.g. "ball__table"
+  std::string body_i, body_j;
+  std::vector<contact::Channel> channels;  // extra per-pair datasets [N, width]
+};
+
+// A scripted impulse of the scenario (docs/output-format.md, "Impulses").
+struct OutputImpulseLayout {
+  std::string name, body, trigger;
+};
+
+// What a run writes: its bodies, contact pairs, impulses and attributes.
+struct OutputLayout {
+  std::string scenario_name;
+  std::vector<std::string> body_names;  // free and fixed bodies
+  std::vector<OutputPairLayout> pairs;
+  std::vector<OutputImpulseLayout> impulses;
+  bool step_size = false;  // adaptive runs: a /step_size dataset (the step in use at each sample)
+  std::map<std::string, std::string> text_attributes;  // scenario (YAML text), vcsim_version, ...
+  std::map<std::string, double> number_attributes;     // step, duration, output_interval, ...
+};
 
 constexpr int kOutputFormatVersion = 1;
 constexpr const char* kOutputFormatName = "vcsim-output";  // the root attribute `format`

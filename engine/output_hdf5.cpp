@@ -11,7 +11,7 @@
 namespace vcsim {
 namespace {
 
-class InProcessBackend : public OutputWriter::Backend {
+class InProcessBackend : public OutputBackend {
  public:
   InProcessBackend(const std::string& path, const OutputLayout& layout, std::vector<OutputColumn> cols, int chunk_rows)
       : file_(path, layout, std::move(cols), chunk_rows) {}
@@ -27,7 +27,7 @@ class InProcessBackend : public OutputWriter::Backend {
 
 }  // namespace
 
-std::unique_ptr<OutputWriter::Backend> make_in_process_backend(const std::string& path, const OutputLayout& layout,
+std::unique_ptr<OutputBackend> make_in_process_backend(const std::string& path, const OutputLayout& layout,
                                                                std::vector<OutputColumn> cols, int chunk_rows) {
   return std::make_unique<InProcessBackend>(path, layout, std::move(cols), chunk_rows);
 }

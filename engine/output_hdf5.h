@@ -11,37 +11,19 @@
 // Because of the fork, construct the writer while no other thread is inside the HDF5 library
 // (the Debian HDF5 is built thread-safe with one global lock, which the child would inherit).
 #pragma once
-#include "engine/output_lock.h"
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "contact/contact_pair.h"
+#include "engine/output_format.h"
+#include "engine/output_lock.h"
 #include "geometry/pose.h"
 
 namespace vcsim {
 
-struct OutputPairLayout {
-  std::string name;  // e.g. "ball__table"
-  std::string body_i, body_j;
-  std::vector<contact::Channel> channels;  // extra per-pair datasets [N, width]
-};
-
-// A scripted impulse of the scenario (docs/output-format.md, "Impulses").
-struct OutputImpulseLayout {
-  std::string name, body, trigger;
-};
-
-struct OutputLayout {
-  std::string scenario_name;
-  std::vector<std::string> body_names;  // free and fixed bodies
-  std::vector<OutputPairLayout> pairs;
-  std::vector<OutputImpulseLayout> impulses;
-  bool step_size = false;  // adaptive runs: a /step_size dataset (the step in use at each sample)
-  std::map<std::string, std::string> text_attributes;  // scenario (YAML text), vcsim_version, ...
-  std::map<std::string, double> number_attributes;     // step, duration, output_interval, ...
-};
+class OutputBackend;
 
 struct BodySample {
   Vec3 position = Vec3::Zero();
@@ -101,12 +83,9 @@ class OutputWriter {
   // Flushes and closes. If no `status` was set since construction, it becomes "completed".
   void close();
 
-
-  class Backend;  // implementation detail (in-process file or helper process)
-
  private:
   OutputLock lock_;  // before the backend: the file is locked before it is created
-  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<OutputBackend> backend_;  // the file in this process or in a helper (output_backend.h)
   OutputLayout layout_;
   size_t row_width_ = 0;
   bool closed_ = false;

@@ -146,7 +146,7 @@ int keep_only_socket(int sock) {
   }
 }
 
-class HelperBackend : public OutputWriter::Backend {
+class HelperBackend : public OutputBackend {
  public:
   HelperBackend(const std::string& path, const OutputLayout& layout, std::vector<OutputColumn> cols, int chunk_rows)
       : path_(path) {
@@ -244,7 +244,7 @@ class HelperBackend : public OutputWriter::Backend {
 
 }  // namespace
 
-std::unique_ptr<OutputWriter::Backend> make_helper_backend(const std::string& path, const OutputLayout& layout,
+std::unique_ptr<OutputBackend> make_helper_backend(const std::string& path, const OutputLayout& layout,
                                                            std::vector<OutputColumn> cols, int chunk_rows) {
   return std::make_unique<HelperBackend>(path, layout, std::move(cols), chunk_rows);
 }
