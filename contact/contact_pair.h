@@ -38,10 +38,11 @@ class ChannelRow {
   explicit ChannelRow(std::vector<double>& values, std::vector<Channel>* names = nullptr)
       : values_(values), names_(names) {
     values_.clear();
+    values_.reserve(kTypicalValues);  // one allocation per evaluation, not one per doubling
   }
   void add(const char* name, const char* units, const char* description, std::initializer_list<double> v) {
     declare(name, static_cast<int>(v.size()), units, description);
-    values_.insert(values_.end(), v);
+    for (const double x : v) values_.push_back(x);  // into reserved capacity: cheaper than a range insert
   }
   void add(const char* name, const char* units, const char* description, const Vec3& v) {
     add(name, units, description, {v.x(), v.y(), v.z()});
@@ -54,6 +55,7 @@ class ChannelRow {
   }
 
  private:
+  static constexpr size_t kTypicalValues = 48;  // the volumetric model writes 34
   void declare(const char* name, int width, const char* units, const char* description) {
     if (names_) names_->push_back({name, width, units, description});
   }
