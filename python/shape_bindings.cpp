@@ -51,6 +51,13 @@ double positive(double x, const char* what) {
   return x;
 }
 
+// Three positive finite lengths (a box's size, an ellipsoid's radii).
+Vec3 positive_vec3(py::handle h, const char* what) {
+  const Vec3 v = read_vec3(h, what);
+  for (int i = 0; i < 3; ++i) positive(v[i], what);
+  return v;
+}
+
 PyShape combine(geo::CsgNode::Op op, const std::vector<const PyShape*>& parts, const char* what) {
   PyShape s;
   s.node.op = op;
@@ -89,8 +96,7 @@ void def_primitives(ShapeClass& shape) {
       }, py::arg("radius"))
       .def_static("box", [](py::handle size) {
         geo::Primitive p;
-        p.kind = geo::PrimitiveKind::Box, p.size = read_vec3(size, "Shape.box size");
-        for (int i = 0; i < 3; ++i) positive(p.size[i], "Shape.box size");
+        p.kind = geo::PrimitiveKind::Box, p.size = positive_vec3(size, "Shape.box size");
         return primitive_shape(p, "box");
       }, py::arg("size"), "full extents (x, y, z)")
       .def_static("cylinder", [](double r, double length) {
@@ -112,8 +118,7 @@ void def_primitives(ShapeClass& shape) {
       }, py::arg("radius"), py::arg("length"), "length of the axis segment")
       .def_static("ellipsoid", [](py::handle radii) {
         geo::Primitive p;
-        p.kind = geo::PrimitiveKind::Ellipsoid, p.radii = read_vec3(radii, "Shape.ellipsoid radii");
-        for (int i = 0; i < 3; ++i) positive(p.radii[i], "Shape.ellipsoid radii");
+        p.kind = geo::PrimitiveKind::Ellipsoid, p.radii = positive_vec3(radii, "Shape.ellipsoid radii");
         return primitive_shape(p, "ellipsoid");
       }, py::arg("radii"))
       .def_static("torus", [](double major, double minor) {
