@@ -215,11 +215,13 @@ pass: "max_force < 790"
 }
 
 TEST_CASE("Sweep: a campaign killed halfway resumes without redoing finished runs, with the same table") {
-  // 12 cheap runs (~0.2 s each) of the restitution drop, two at a time, series kept.
+  // 12 runs (~0.6 s each) of the restitution drop, two at a time, series kept. Long enough that the kill lands
+  // halfway even when a loaded machine starves this test's polling for a second (at ~0.15 s a run, a fresh-clone
+  // `tools/test` once saw all 12 finish before the kill).
   const std::string sweep = write_file("resume.yaml", "base: " + kSource + R"(/scenarios/ball_on_table.yaml
 fixed:
   simulation.duration: 1.2
-  simulation.step: 1.0e-5
+  simulation.step: 2.5e-6
   contacts[0].k_v: 1.0e10
   bodies.ball.position: [0, 0, 2.0]
   bodies.ball.velocity: [0, 0, 0]
