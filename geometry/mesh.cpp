@@ -197,6 +197,39 @@ void build_bvh(MeshLevelSet& m) {
   }
 }
 
+void build_topology(MeshLevelSet& m) {
+  MeshTopology& t = m.topology;
+  const int nv = static_cast<int>(m.vertices.size());
+  t.vertex_triangle_offsets.assign(nv + 1, 0);
+  for (const auto& tri : m.triangles)
+    for (int v : tri) ++t.vertex_triangle_offsets[v + 1];
+  for (int v = 0; v < nv; ++v) t.vertex_triangle_offsets[v + 1] += t.vertex_triangle_offsets[v];
+  t.vertex_triangles.resize(t.vertex_triangle_offsets[nv]);
+  std::vector<int> fill(t.vertex_triangle_offsets.begin(), t.vertex_triangle_offsets.end() - 1);
+  for (int k = 0; k < static_cast<int>(m.triangles.size()); ++k)
+    for (int v : m.triangles[k]) t.vertex_triangles[fill[v]++] = k;
+  t.component.assign(nv, -1);
+  for (int seed = 0; seed < nv; ++seed) {
+    if (t.component[seed] >= 0 || t.vertex_triangle_offsets[seed] == t.vertex_triangle_offsets[seed + 1]) continue;
+    const int id = static_cast<int>(t.component_seed.size());
+    t.component_seed.push_back(seed);
+    Vec3 lo = m.vertices[seed], hi = lo;
+    std::vector<int> stack{seed};
+    t.component[seed] = id;
+    while (!stack.empty()) {
+      const int v = stack.back();
+      stack.pop_back();
+      lo = lo.cwiseMin(m.vertices[v]);
+      hi = hi.cwiseMax(m.vertices[v]);
+      for (int i = t.vertex_triangle_offsets[v]; i < t.vertex_triangle_offsets[v + 1]; ++i)
+        for (int w : m.triangles[t.vertex_triangles[i]])
+          if (t.component[w] < 0) t.component[w] = id, stack.push_back(w);
+    }
+    t.component_lo.push_back(lo);
+    t.component_hi.push_back(hi);
+  }
+}
+
 }  // namespace
 
 TriangleMesh read_mesh(const std::string& path, const SourceLocation& where) {
@@ -383,6 +416,7 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
   out->vertices = mesh.vertices;
   out->triangles = mesh.triangles;
   build_bvh(*out);
+  build_topology(*out);
   check_not_self_intersecting(*out, path, where);
   out->convex = convex_facet_planes(mesh).has_value();
   out->lo = out->hi = mesh.vertices[0];

@@ -42,6 +42,16 @@ struct MeshBvhNode {
   Mat3 m2 = Mat3::Zero();
 };
 
+// Which triangles meet at each vertex, and the mesh's connected pieces (geometry/mesh_intersection.cpp walks the
+// surface through them). Built once at load.
+struct MeshTopology {
+  std::vector<int> vertex_triangle_offsets;  // triangles around vertex v: vertex_triangles[offsets[v], offsets[v+1])
+  std::vector<int> vertex_triangles;
+  std::vector<int> component;                // per vertex: its connected piece
+  std::vector<int> component_seed;           // per piece: one of its vertices
+  std::vector<Vec3> component_lo, component_hi;  // per piece: bounds, primitive frame
+};
+
 // The mesh converted once to a narrow-band (outside) / filled (inside) level set in its own frame.
 // Outside the band the stored value is the background (the band half-width): the true distance is
 // at least that, so the clamped value is still a valid conservative lower bound for culling.
@@ -55,6 +65,7 @@ struct MeshLevelSet {
   std::vector<std::array<int, 3>> triangles;  // outward-oriented (flipped at load if the file's face inward)
   std::vector<MeshBvhNode> bvh;               // over the triangles (geometry/mesh_clip.h uses it)
   std::vector<int> bvh_order;                 // triangle indices in leaf order
+  MeshTopology topology;
   bool convex = false;  // the solid is convex: the intersection of its triangles' half-spaces (geometry/convex_mesh.h)
 };
 

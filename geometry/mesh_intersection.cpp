@@ -1,0 +1,428 @@
+// Two closed meshes intersected exactly: see mesh_intersection.h.
+//
+// For a triangle t of one mesh, the part inside the other solid is a polygon region R of t's plane. Its boundary,
+// oriented counter-clockwise about t's outward normal, is
+//  - the parts of t's edges inside the other solid, in t's own edge direction, and
+//  - for each face f of the other mesh that t meets, the segment t ∩ f, oriented so that the other solid lies on
+//    its left. An edge of t that enters the other solid through f ends that segment (the boundary goes on along
+//    the edge); an edge of f that enters t's solid through t starts it.
+// A fan from a vertex c of t over these oriented pieces gives R's moments, and the signed tetrahedra (O, c, x, y)
+// those of the cone from the origin O over R: their sum over both surfaces is the moments of A ∩ B.
+//
+// Edges crossed by the other surface know the status (inside or outside) of their ends from the direction of their
+// first and last crossings. The status spreads from there across uncrossed edges, so a triangle wholly inside is
+// found without a test of its own. A connected piece of surface that no edge of it crosses asks one ray.
+#include "geometry/mesh_intersection.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "geometry/exact_predicates.h"
+
+namespace vcsim::geo {
+namespace {
+
+using exact::Int;
+using exact::Point;
+
+// Signed tetrahedron (0, a, b, c) moments added to m.
+void add_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, RawMoments& m) {
+  const double V = a.dot(b.cross(c)) / 6;
+  const Vec3 s = a + b + c;
+  m.m0 += V;
+  m.m1 += V / 4 * s;
+  m.m2 += V / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose());
+}
+
+std::uint64_t edge_key(int u, int v) {
+  return u < v ? (std::uint64_t(u) << 32) | std::uint32_t(v) : (std::uint64_t(v) << 32) | std::uint32_t(u);
+}
+
+// A power-of-two grid: snapping and unsnapping are exact scalings.
+struct Grid {
+  double quantum = 1, inverse = 1;
+  Point snap(const Vec3& x) const {
+    return {std::llround(x.x() * inverse), std::llround(x.y() * inverse), std::llround(x.z() * inverse)};
+  }
+  Vec3 unsnap(const Point& p) const { return Vec3(double(p.x), double(p.y), double(p.z)) * quantum; }
+};
+
+// One mesh placed in the query frame.
+struct Placed {
+  const MeshLevelSet* mesh;
+  Pose pose;
+  Mat3 rotation, abs_rotation;
+  Vec3 lo, hi;  // bounds in the query frame
+  bool is_b;    // the symbolically translated side
+  Placed(const MeshLevelSet& m, const Pose& p, bool b) : mesh(&m), pose(p), is_b(b) {
+    rotation = p.rotation.toRotationMatrix();
+    abs_rotation = rotation.cwiseAbs();
+    box(m.bvh[0].lo, m.bvh[0].hi, lo, hi, 0);
+  }
+  void box(const Vec3& l, const Vec3& h, Vec3& out_lo, Vec3& out_hi, double pad) const {
+    const Vec3 c = rotation * (0.5 * (l + h)) + pose.position;
+    const Vec3 e = abs_rotation * (0.5 * (h - l)) + Vec3::Constant(pad);
+    out_lo = c - e;
+    out_hi = c + e;
+  }
+  Point point(const Grid& g, int v) const { return g.snap(pose.apply(mesh->vertices[v])); }
+};
+
+// A's edge p→q (vertex indices ip, jp) against B's edge a→b (ia, ib): the sign of orient(p, q, a, b) under the
+// symbolic perturbation, computed in one canonical order so both faces of either edge see the same answer.
+int edge_edge(const Point& p, const Point& q, int ip, int iq, const Point& a, const Point& b, int ia, int ib) {
+  int s = 1;
+  const Point *pp = &p, *qq = &q, *aa = &a, *bb = &b;
+  if (ip > iq) std::swap(pp, qq), s = -s;
+  if (ia > ib) std::swap(aa, bb), s = -s;
+  return s * exact::edge_edge_sign(*pp, *qq, *aa, *bb);
+}
+
+struct Triangle {
+  std::array<int, 3> v;
+  std::array<Point, 3> p;
+};
+
+// Where an edge of one mesh passes through a face of the other.
+struct Crossing {
+  std::uint64_t edge;  // the crossing edge, in canonical order (lower vertex index first)
+  int face;            // the other mesh's triangle
+  Int num, den;        // parameter along the canonical edge, num/den in [0, 1]
+  bool enter;          // the canonical direction enters the other solid here
+  Vec3 x;              // the point, query frame
+};
+
+// The crossing of an edge (canonical u < v, points pu, pv) of side `edge_side` through a triangle of the other side,
+// if any. `edge_is_a`: which mesh the edge belongs to (the perturbation moves B).
+bool cross(const Point& pu, const Point& pv, int u, int v, bool edge_is_a, const Triangle& f, const Grid& g,
+           Crossing& out) {
+  Int ou, ov;
+  int su, sv;
+  const Point &a = f.p[0], &b = f.p[1], &c = f.p[2];
+  ou = exact::orient(a, b, c, pu);
+  ov = exact::orient(a, b, c, pv);
+  if (edge_is_a) {
+    su = exact::side_of_a_point(ou, a, b, c);
+    sv = exact::side_of_a_point(ov, a, b, c);
+  } else {
+    su = exact::side_of_b_point(ou, a, b, c);
+    sv = exact::side_of_b_point(ov, a, b, c);
+  }
+  if (su == sv) return false;
+  int first = 0;
+  for (int k = 0; k < 3; ++k) {
+    const int k1 = (k + 1) % 3;
+    // orient(u, v, f_k, f_k1) for an A edge; for a B edge the even permutation orient(f_k, f_k1, u, v).
+    const int s = edge_is_a ? edge_edge(pu, pv, u, v, f.p[k], f.p[k1], f.v[k], f.v[k1])
+                            : edge_edge(f.p[k], f.p[k1], f.v[k], f.v[k1], pu, pv, u, v);
+    if (k == 0) first = s;
+    else if (s != first) return false;
+  }
+  out.num = ou;
+  out.den = ou - ov;
+  if (out.den < 0) out.num = -out.num, out.den = -out.den;
+  out.enter = su > 0;
+  const double t = double(out.num) / double(out.den);
+  const Vec3 xu = g.unsnap(pu), xv = g.unsnap(pv);
+  out.x = xu + (xv - xu) * t;
+  return true;
+}
+
+bool crossing_before(const Crossing& a, const Crossing& b) {
+  const double ta = double(a.num) / double(a.den), tb = double(b.num) / double(b.den);
+  if (std::abs(ta - tb) > 1e-9) return ta < tb;
+  if (exact::fraction_less(a.num, a.den, b.num, b.den)) return true;
+  if (exact::fraction_less(b.num, b.den, a.num, a.den)) return false;
+  return a.face < b.face;  // the same point (edge through an edge of the other mesh): never consecutive in the
+                           // perturbed order only if both are equal, which the perturbation rules out
+}
+
+// A segment of a triangle's region boundary, oriented.
+struct Piece {
+  int triangle;
+  Vec3 from, to;
+};
+
+// Per-side scratch: vertex status and triangle marks, valid when their stamp is the current query's.
+struct Scratch {
+  std::vector<std::uint32_t> vertex_stamp, triangle_stamp;
+  std::vector<char> inside;
+  std::uint32_t epoch = 0;
+  void begin(const MeshLevelSet& m) {
+    if (vertex_stamp.size() < m.vertices.size()) vertex_stamp.resize(m.vertices.size(), 0), inside.resize(m.vertices.size());
+    if (triangle_stamp.size() < m.triangles.size()) triangle_stamp.resize(m.triangles.size(), 0);
+    if (++epoch == 0x80000000u) {  // the high bit marks "summed whole" (surface_inside): clear and start again
+      std::fill(vertex_stamp.begin(), vertex_stamp.end(), 0);
+      std::fill(triangle_stamp.begin(), triangle_stamp.end(), 0);
+      epoch = 1;
+    }
+  }
+  bool known(int v) const { return vertex_stamp[v] == epoch; }
+  bool is_inside(int v) const { return known(v) && inside[v]; }
+  void set(int v, bool in) {
+    vertex_stamp[v] = epoch;
+    inside[v] = in;
+  }
+};
+
+// Everything one surface needs to sum its part inside the other solid.
+struct SurfaceWork {
+  std::vector<Crossing> crossings;  // of this mesh's edges through the other's faces
+  std::vector<Piece> segments;      // intersection segments, on this mesh's triangles
+};
+
+Triangle triangle(const Placed& s, const Grid& g, int t) {
+  Triangle out;
+  out.v = s.mesh->triangles[t];
+  for (int k = 0; k < 3; ++k) out.p[k] = s.point(g, out.v[k]);
+  return out;
+}
+
+bool boxes_meet(const Triangle& a, const Triangle& b) {
+  auto lo = [](const Triangle& t, std::int64_t Point::*c) { return std::min({t.p[0].*c, t.p[1].*c, t.p[2].*c}); };
+  auto hi = [](const Triangle& t, std::int64_t Point::*c) { return std::max({t.p[0].*c, t.p[1].*c, t.p[2].*c}); };
+  for (auto c : {&Point::x, &Point::y, &Point::z})
+    if (lo(a, c) > hi(b, c) || lo(b, c) > hi(a, c)) return false;
+  return true;
+}
+
+// Triangles ta (of A) and tb (of B): their crossings, and the segment ta ∩ tb on each.
+void intersect_pair(int ia, const Triangle& ta, int ib, const Triangle& tb, const Grid& g, SurfaceWork& wa,
+                    SurfaceWork& wb, MeshIntersectionStats& st) {
+  Vec3 start, end;
+  int starts = 0, ends = 0;
+  Crossing c;
+  for (int side = 0; side < 2; ++side) {
+    const Triangle& t = side == 0 ? ta : tb;
+    const Triangle& f = side == 0 ? tb : ta;
+    for (int k = 0; k < 3; ++k) {
+      const int k1 = (k + 1) % 3;
+      const bool forward = t.v[k] < t.v[k1];
+      const int u = forward ? k : k1, v = forward ? k1 : k;
+      if (!cross(t.p[u], t.p[v], t.v[u], t.v[v], side == 0, f, g, c)) continue;
+      c.edge = edge_key(t.v[u], t.v[v]);
+      c.face = side == 0 ? ib : ia;
+      // Entering in the triangle's own edge direction?
+      const bool enters = c.enter == forward;
+      // On ta's segment: an A edge entering B ends it; a B edge entering A starts it.
+      const bool is_start = side == 0 ? !enters : enters;
+      (is_start ? start : end) = c.x;
+      (is_start ? starts : ends) += 1;
+      (side == 0 ? wa : wb).crossings.push_back(c);
+    }
+  }
+  if (starts + ends == 0) return;
+  if (starts != 1 || ends != 1) {
+    ++st.inconsistent;
+    return;
+  }
+  wa.segments.push_back({ia, start, end});
+  wb.segments.push_back({ib, end, start});
+}
+
+// Triangle pairs of A and B whose bounds meet, through both BVHs.
+void find_pairs(const Placed& a, const Placed& b, const Grid& g, SurfaceWork& wa, SurfaceWork& wb,
+                MeshIntersectionStats& st) {
+  const double pad = 2 * g.quantum;
+  std::vector<std::pair<int, int>> stack{{0, 0}};
+  std::vector<Triangle> leaf_a, leaf_b;
+  while (!stack.empty()) {
+    const auto [i, j] = stack.back();
+    stack.pop_back();
+    const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
+    Vec3 alo, ahi, blo, bhi;
+    a.box(na.lo, na.hi, alo, ahi, pad);
+    b.box(nb.lo, nb.hi, blo, bhi, pad);
+    if ((alo.array() > bhi.array()).any() || (blo.array() > ahi.array()).any()) continue;
+    if (na.count > 0 && nb.count > 0) {
+      leaf_a.clear();
+      leaf_b.clear();
+      for (int k = 0; k < na.count; ++k) leaf_a.push_back(triangle(a, g, a.mesh->bvh_order[na.first + k]));
+      for (int k = 0; k < nb.count; ++k) leaf_b.push_back(triangle(b, g, b.mesh->bvh_order[nb.first + k]));
+      for (int x = 0; x < na.count; ++x)
+        for (int y = 0; y < nb.count; ++y) {
+          if (!boxes_meet(leaf_a[x], leaf_b[y])) continue;
+          ++st.triangle_pairs;
+          intersect_pair(a.mesh->bvh_order[na.first + x], leaf_a[x], b.mesh->bvh_order[nb.first + y], leaf_b[y], g,
+                         wa, wb, st);
+        }
+      continue;
+    }
+    const bool split_a = nb.count > 0 || (na.count == 0 && (ahi - alo).squaredNorm() >= (bhi - blo).squaredNorm());
+    if (split_a) {
+      stack.push_back({na.right, j});
+      stack.push_back({i + 1, j});
+    } else {
+      stack.push_back({i, nb.right});
+      stack.push_back({i, j + 1});
+    }
+  }
+}
+
+// Is vertex v of `s` inside the other mesh `o`? A ray along +x from it, to beyond o's bounds, counted exactly.
+bool vertex_inside(const Placed& s, int v, const Placed& o, const Grid& g) {
+  const Point p = s.point(g, v);
+  const Point far{g.snap(o.hi).x + 2, p.y, p.z};
+  if (g.unsnap(p).x() > o.hi.x()) return false;
+  // The ray is an edge of s's side with a vertex index of its own (-1 for the far end).
+  const bool is_a = !s.is_b;
+  int count = 0;
+  Crossing c;
+  const Vec3 x = g.unsnap(p);
+  std::vector<int> stack{0};
+  const double pad = 2 * g.quantum;
+  while (!stack.empty()) {
+    const int i = stack.back();
+    stack.pop_back();
+    const MeshBvhNode& n = o.mesh->bvh[i];
+    Vec3 lo, hi;
+    o.box(n.lo, n.hi, lo, hi, pad);
+    if (hi.x() < x.x() || lo.y() > x.y() || hi.y() < x.y() || lo.z() > x.z() || hi.z() < x.z()) continue;
+    if (n.count == 0) {
+      stack.push_back(n.right);
+      stack.push_back(i + 1);
+      continue;
+    }
+    for (int k = 0; k < n.count; ++k) {
+      const Triangle f = triangle(o, g, o.mesh->bvh_order[n.first + k]);
+      // Canonical order of the ray's two ends: the far end (-1) first.
+      count += cross(far, p, -1, v, is_a, f, g, c);
+    }
+  }
+  return count % 2 == 1;
+}
+
+// The moments of the part of s's surface inside the other solid o (one half of ∂(A ∩ B)).
+RawMoments surface_inside(const Placed& s, const Placed& o, SurfaceWork& w, const Grid& g, Scratch& scratch,
+                          MeshIntersectionStats& st) {
+  const MeshLevelSet& m = *s.mesh;
+  const MeshTopology& topo = m.topology;
+  scratch.begin(m);
+  RawMoments out;
+  auto& cr = w.crossings;
+  // Each crossing was found once per face of its edge: keep one.
+  std::sort(cr.begin(), cr.end(), [](const Crossing& a, const Crossing& b) {
+    return a.edge != b.edge ? a.edge < b.edge : a.face < b.face;
+  });
+  cr.erase(std::unique(cr.begin(), cr.end(),
+                       [](const Crossing& a, const Crossing& b) { return a.edge == b.edge && a.face == b.face; }),
+           cr.end());
+  st.crossings += static_cast<long>(cr.size());
+  // Per crossed edge: crossings in order along it, its ends' status, and its parts inside (canonical direction).
+  struct EdgeInside {
+    std::uint64_t edge;
+    Vec3 from, to;
+  };
+  std::vector<EdgeInside> inside_parts;
+  std::vector<std::uint64_t> crossed;
+  std::vector<char> seeded(topo.component_seed.size(), 0);
+  for (std::size_t i = 0; i < cr.size();) {
+    std::size_t j = i;
+    while (j < cr.size() && cr[j].edge == cr[i].edge) ++j;
+    std::sort(cr.begin() + i, cr.begin() + j, crossing_before);
+    const int u = int(cr[i].edge >> 32), v = int(cr[i].edge & 0xffffffffu);
+    const Vec3 xu = g.unsnap(s.point(g, u)), xv = g.unsnap(s.point(g, v));
+    bool in = !cr[i].enter;
+    scratch.set(u, in);
+    scratch.set(v, cr[j - 1].enter);
+    seeded[topo.component[u]] = 1;
+    Vec3 from = xu;
+    for (std::size_t k = i; k < j; ++k) {
+      if (in) inside_parts.push_back({cr[i].edge, from, cr[k].x});
+      from = cr[k].x;
+      in = cr[k].enter;
+    }
+    if (in) inside_parts.push_back({cr[i].edge, from, xv});
+    crossed.push_back(cr[i].edge);
+    i = j;
+  }
+  // Pieces of surface no edge of which is crossed: wholly inside or wholly outside, one ray says which.
+  for (std::size_t c = 0; c < topo.component_seed.size(); ++c) {
+    if (seeded[c]) continue;
+    Vec3 lo, hi;
+    s.box(topo.component_lo[c], topo.component_hi[c], lo, hi, 0);
+    if ((lo.array() > o.hi.array()).any() || (o.lo.array() > hi.array()).any()) continue;
+    ++st.ray_tests;
+    scratch.set(topo.component_seed[c], vertex_inside(s, topo.component_seed[c], o, g));
+  }
+  // Triangles with segments are handled piece by piece; mark them.
+  std::sort(w.segments.begin(), w.segments.end(), [](const Piece& a, const Piece& b) { return a.triangle < b.triangle; });
+  for (const Piece& p : w.segments) scratch.triangle_stamp[p.triangle] = scratch.epoch;
+  auto is_crossed = [&](int a, int b) { return std::binary_search(crossed.begin(), crossed.end(), edge_key(a, b)); };
+  // Spread "inside" across uncrossed edges; untouched triangles reached are wholly inside.
+  std::vector<int> stack;
+  for (std::size_t i = 0; i < cr.size(); ++i) {
+    const int u = int(cr[i].edge >> 32), v = int(cr[i].edge & 0xffffffffu);
+    if (scratch.is_inside(u)) stack.push_back(u);
+    if (scratch.is_inside(v)) stack.push_back(v);
+  }
+  for (int seed : topo.component_seed)
+    if (scratch.is_inside(seed)) stack.push_back(seed);
+  const std::uint32_t touched_stamp = scratch.epoch, summed = scratch.epoch | 0x80000000u;
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    for (int i = topo.vertex_triangle_offsets[v]; i < topo.vertex_triangle_offsets[v + 1]; ++i) {
+      const int t = topo.vertex_triangles[i];
+      const auto& tri = m.triangles[t];
+      const bool touched = scratch.triangle_stamp[t] == touched_stamp;
+      if (!touched && scratch.triangle_stamp[t] != summed) {
+        scratch.triangle_stamp[t] = summed;
+        add_tetrahedron(g.unsnap(s.point(g, tri[0])), g.unsnap(s.point(g, tri[1])), g.unsnap(s.point(g, tri[2])), out);
+      }
+      for (int x : tri) {
+        if (x == v || scratch.known(x)) continue;
+        if (touched && is_crossed(v, x)) continue;
+        scratch.set(x, true);
+        stack.push_back(x);
+      }
+    }
+  }
+  // Touched triangles: a fan from their first vertex over their boundary pieces.
+  for (std::size_t i = 0; i < w.segments.size();) {
+    const int t = w.segments[i].triangle;
+    const auto& tri = m.triangles[t];
+    const Vec3 c = g.unsnap(s.point(g, tri[0]));
+    for (; i < w.segments.size() && w.segments[i].triangle == t; ++i)
+      add_tetrahedron(c, w.segments[i].from, w.segments[i].to, out);
+    for (int k = 0; k < 3; ++k) {
+      const int u = tri[k], v = tri[(k + 1) % 3];
+      const std::uint64_t key = edge_key(u, v);
+      if (std::binary_search(crossed.begin(), crossed.end(), key)) {
+        auto lo = std::lower_bound(inside_parts.begin(), inside_parts.end(), key,
+                                   [](const EdgeInside& e, std::uint64_t k) { return e.edge < k; });
+        for (; lo != inside_parts.end() && lo->edge == key; ++lo)
+          u < v ? add_tetrahedron(c, lo->from, lo->to, out) : add_tetrahedron(c, lo->to, lo->from, out);
+      } else if (scratch.is_inside(u)) {
+        add_tetrahedron(c, g.unsnap(s.point(g, u)), g.unsnap(s.point(g, v)), out);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, const MeshLevelSet& mesh_b,
+                             const Pose& pose_b, MeshIntersectionStats* stats) {
+  const Placed a(mesh_a, pose_a, false), b(mesh_b, pose_b, true);
+  MeshIntersectionStats local;
+  MeshIntersectionStats& st = stats ? *stats : local;
+  if ((a.lo.array() > b.hi.array()).any() || (b.lo.array() > a.hi.array()).any()) return {};
+  // The grid: every coordinate of either mesh below 2^39 quanta (with room for a ray's far end).
+  double reach = 0;
+  for (const Placed* p : {&a, &b}) reach = std::max({reach, p->lo.cwiseAbs().maxCoeff(), p->hi.cwiseAbs().maxCoeff()});
+  Grid g;
+  g.quantum = std::ldexp(1.0, std::ilogb(1.5 * reach + 1e-300) + 1 - 39);
+  g.inverse = 1 / g.quantum;
+  SurfaceWork wa, wb;
+  find_pairs(a, b, g, wa, wb, st);
+  thread_local Scratch scratch_a, scratch_b;
+  RawMoments m = surface_inside(a, b, wa, g, scratch_a, st);
+  m += surface_inside(b, a, wb, g, scratch_b, st);
+  return m;
+}
+
+}  // namespace vcsim::geo
