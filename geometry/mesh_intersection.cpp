@@ -43,10 +43,33 @@ std::uint64_t edge_key(int u, int v) {
 // A power-of-two grid: snapping and unsnapping are exact scalings.
 struct Grid {
   double quantum = 1, inverse = 1;
-  Point snap(const Vec3& x) const {
-    return {std::llround(x.x() * inverse), std::llround(x.y() * inverse), std::llround(x.z() * inverse)};
-  }
+  // Round half away from zero by truncation (one instruction; std::llround is a library call, a tenth of a query).
+  static std::int64_t nearest(double v) { return static_cast<std::int64_t>(v + (v >= 0 ? 0.5 : -0.5)); }
+  Point snap(const Vec3& x) const { return {nearest(x.x() * inverse), nearest(x.y() * inverse), nearest(x.z() * inverse)}; }
   Vec3 unsnap(const Point& p) const { return Vec3(double(p.x), double(p.y), double(p.z)) * quantum; }
+};
+
+// Per-side scratch: snapped vertices, vertex status and triangle marks, valid when their stamp is the current query's.
+struct Scratch {
+  std::vector<std::uint32_t> vertex_stamp, triangle_stamp, point_stamp;
+  std::vector<char> inside;
+  std::vector<Point> points;  // snapped vertices, computed once per query
+  std::uint32_t epoch = 0;
+  void begin(const MeshLevelSet& m) {
+    const std::size_t nv = m.vertices.size();
+    if (vertex_stamp.size() < nv) vertex_stamp.resize(nv, 0), point_stamp.resize(nv, 0), inside.resize(nv), points.resize(nv);
+    if (triangle_stamp.size() < m.triangles.size()) triangle_stamp.resize(m.triangles.size(), 0);
+    if (++epoch == 0x80000000u) {  // the high bit marks "summed whole" (surface_inside): clear and start again
+      for (auto* v : {&vertex_stamp, &triangle_stamp, &point_stamp}) std::fill(v->begin(), v->end(), 0);
+      epoch = 1;
+    }
+  }
+  bool known(int v) const { return vertex_stamp[v] == epoch; }
+  bool is_inside(int v) const { return known(v) && inside[v]; }
+  void set(int v, bool in) {
+    vertex_stamp[v] = epoch;
+    inside[v] = in;
+  }
 };
 
 // One mesh placed in the query frame.
@@ -67,7 +90,14 @@ struct Placed {
     out_lo = c - e;
     out_hi = c + e;
   }
-  Point point(const Grid& g, int v) const { return g.snap(pose.apply(mesh->vertices[v])); }
+  Scratch* scratch = nullptr;  // caches the snapped vertices
+  Point point(const Grid& g, int v) const {
+    if (scratch->point_stamp[v] != scratch->epoch) {
+      scratch->points[v] = g.snap(pose.apply(mesh->vertices[v]));
+      scratch->point_stamp[v] = scratch->epoch;
+    }
+    return scratch->points[v];
+  }
 };
 
 // A's edge p→q (vertex indices ip, jp) against B's edge a→b (ia, ib): the sign of orient(p, q, a, b) under the
@@ -143,28 +173,6 @@ bool crossing_before(const Crossing& a, const Crossing& b) {
 struct Piece {
   int triangle;
   Vec3 from, to;
-};
-
-// Per-side scratch: vertex status and triangle marks, valid when their stamp is the current query's.
-struct Scratch {
-  std::vector<std::uint32_t> vertex_stamp, triangle_stamp;
-  std::vector<char> inside;
-  std::uint32_t epoch = 0;
-  void begin(const MeshLevelSet& m) {
-    if (vertex_stamp.size() < m.vertices.size()) vertex_stamp.resize(m.vertices.size(), 0), inside.resize(m.vertices.size());
-    if (triangle_stamp.size() < m.triangles.size()) triangle_stamp.resize(m.triangles.size(), 0);
-    if (++epoch == 0x80000000u) {  // the high bit marks "summed whole" (surface_inside): clear and start again
-      std::fill(vertex_stamp.begin(), vertex_stamp.end(), 0);
-      std::fill(triangle_stamp.begin(), triangle_stamp.end(), 0);
-      epoch = 1;
-    }
-  }
-  bool known(int v) const { return vertex_stamp[v] == epoch; }
-  bool is_inside(int v) const { return known(v) && inside[v]; }
-  void set(int v, bool in) {
-    vertex_stamp[v] = epoch;
-    inside[v] = in;
-  }
 };
 
 // Everything one surface needs to sum its part inside the other solid.
@@ -295,11 +303,11 @@ bool vertex_inside(const Placed& s, int v, const Placed& o, const Grid& g) {
 }
 
 // The moments of the part of s's surface inside the other solid o (one half of ∂(A ∩ B)).
-RawMoments surface_inside(const Placed& s, const Placed& o, SurfaceWork& w, const Grid& g, Scratch& scratch,
+RawMoments surface_inside(const Placed& s, const Placed& o, SurfaceWork& w, const Grid& g,
                           MeshIntersectionStats& st) {
   const MeshLevelSet& m = *s.mesh;
   const MeshTopology& topo = m.topology;
-  scratch.begin(m);
+  Scratch& scratch = *s.scratch;
   RawMoments out;
   auto& cr = w.crossings;
   // Each crossing was found once per face of its edge: keep one.
@@ -407,7 +415,7 @@ RawMoments surface_inside(const Placed& s, const Placed& o, SurfaceWork& w, cons
 
 RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, const MeshLevelSet& mesh_b,
                              const Pose& pose_b, MeshIntersectionStats* stats) {
-  const Placed a(mesh_a, pose_a, false), b(mesh_b, pose_b, true);
+  Placed a(mesh_a, pose_a, false), b(mesh_b, pose_b, true);
   MeshIntersectionStats local;
   MeshIntersectionStats& st = stats ? *stats : local;
   if ((a.lo.array() > b.hi.array()).any() || (b.lo.array() > a.hi.array()).any()) return {};
@@ -417,11 +425,15 @@ RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, con
   Grid g;
   g.quantum = std::ldexp(1.0, std::ilogb(1.5 * reach + 1e-300) + 1 - 39);
   g.inverse = 1 / g.quantum;
+  thread_local Scratch scratch_a, scratch_b;
+  a.scratch = &scratch_a;
+  b.scratch = &scratch_b;
+  scratch_a.begin(mesh_a);
+  scratch_b.begin(mesh_b);
   SurfaceWork wa, wb;
   find_pairs(a, b, g, wa, wb, st);
-  thread_local Scratch scratch_a, scratch_b;
-  RawMoments m = surface_inside(a, b, wa, g, scratch_a, st);
-  m += surface_inside(b, a, wb, g, scratch_b, st);
+  RawMoments m = surface_inside(a, b, wa, g, st);
+  m += surface_inside(b, a, wb, g, st);
   return m;
 }
 

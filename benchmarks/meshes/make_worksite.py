@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""battery_box's worksite as ONE closed triangle mesh: writes scenarios/examples/battery_box_worksite.obj.
+"""battery_box's worksite as ONE closed triangle mesh: writes benchmarks/scenes/battery_box_worksite.obj.
 
 The solid is the exact union of the 7 convex cells of the worksite body in scenarios/battery_box.yaml (bottom_plate,
 wall_py, wall_ny, rail_{py,ny}_{upper,lower}, each rail cut by its 45 deg lead-in half-space), in the worksite body
@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.normpath(os.path.join(HERE, "..", "..", "scenarios", "examples", "battery_box_worksite.obj"))
+OUT = os.path.normpath(os.path.join(HERE, "..", "..", "benchmarks", "scenes", "battery_box_worksite.obj"))
 
 MM = 1000  # the grid is in integer millimetres; coordinates are written as k / 1000 m
 
