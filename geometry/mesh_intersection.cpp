@@ -100,7 +100,7 @@ struct Placed {
   }
 };
 
-// A's edge p→q (vertex indices ip, jp) against B's edge a→b (ia, ib): the sign of orient(p, q, a, b) under the
+// A's edge p→q (vertex indices ip, iq) against B's edge a→b (ia, ib): the sign of orient(p, q, a, b) under the
 // symbolic perturbation, computed in one canonical order so both faces of either edge see the same answer.
 int edge_edge(const Point& p, const Point& q, int ip, int iq, const Point& a, const Point& b, int ia, int ib) {
   int s = 1;
@@ -124,7 +124,7 @@ struct Crossing {
   Vec3 x;              // the point, query frame
 };
 
-// The crossing of an edge (canonical u < v, points pu, pv) of side `edge_side` through a triangle of the other side,
+// The crossing of an edge (canonical u < v, points pu, pv) of one mesh through a triangle f of the other,
 // if any. `edge_is_a`: which mesh the edge belongs to (the perturbation moves B).
 bool cross(const Point& pu, const Point& pv, int u, int v, bool edge_is_a, const Triangle& f, const Grid& g,
            Crossing& out) {
