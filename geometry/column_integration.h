@@ -55,6 +55,16 @@ struct RawMoments {
   }
 };
 
+// Adds the moments of the signed tetrahedron (0, a, b, c) to m: the divergence theorem's term for one triangle of a
+// closed surface seen from the origin (geometry/mesh_clip.cpp, geometry/mesh_intersection.cpp).
+inline void add_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, RawMoments& m) {
+  const double V = a.dot(b.cross(c)) / 6;
+  const Vec3 s = a + b + c;
+  m.m0 += V;
+  m.m1 += V / 4 * s;
+  m.m2 += V / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose());
+}
+
 // Centroid (in the moments' frame) and inertia tensor about the centroid, unit density (eq. A.25:
 // J = M0 (tr C I − C) with C the central second-moment matrix per unit volume).
 void centroid_and_inertia(const RawMoments& m, Vec3& centroid, Mat3& inertia);

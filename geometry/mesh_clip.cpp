@@ -20,15 +20,6 @@ namespace {
 
 using Tri = std::array<Vec3, 3>;
 
-// Signed tetrahedron (0, a, b, c) moments added to m (coordinates relative to the apex).
-void add_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, RawMoments& m) {
-  const double V = a.dot(b.cross(c)) / 6;
-  const Vec3 s = a + b + c;
-  m.m0 += V;
-  m.m1 += V / 4 * s;
-  m.m2 += V / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose());
-}
-
 // The part of triangle t with n·x <= d: returns its polygon's vertex count (0, 3 or 4; points within eps of the
 // plane count as inside). When the plane crosses the triangle, *crossed is set and cut receives the cap's edge
 // (p_in → p_out: against the polygon's new edge, which runs from where the boundary leaves the half-space to where

@@ -27,15 +27,6 @@ namespace {
 using exact::Int;
 using exact::Point;
 
-// Signed tetrahedron (0, a, b, c) moments added to m.
-void add_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, RawMoments& m) {
-  const double V = a.dot(b.cross(c)) / 6;
-  const Vec3 s = a + b + c;
-  m.m0 += V;
-  m.m1 += V / 4 * s;
-  m.m2 += V / 20 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose());
-}
-
 std::uint64_t edge_key(int u, int v) {
   return u < v ? (std::uint64_t(u) << 32) | std::uint32_t(v) : (std::uint64_t(v) << 32) | std::uint32_t(u);
 }

@@ -23,22 +23,6 @@ using namespace geometry_support;
 
 namespace {
 
-struct Solid {
-  std::vector<Vec3> v;
-  std::vector<std::array<int, 3>> f;  // outward
-};
-
-std::string write_obj(const Solid& s, const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vcsim_mesh_mesh_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / (name + ".obj")).string();
-  std::ofstream out(path);
-  out.precision(17);
-  for (const Vec3& p : s.v) out << "v " << p.x() << " " << p.y() << " " << p.z() << "\n";
-  for (const auto& t : s.f) out << "f " << t[0] + 1 << " " << t[1] + 1 << " " << t[2] + 1 << "\n";
-  return path;
-}
-
 // A prism of height H over a counter-clockwise polygon whose cap is fanned from vertex `apex` (which must see every
 // other vertex: any vertex of a convex polygon, the reflex vertex of an L).
 Solid prism(const std::vector<Vec3>& poly, double H, int apex) {
@@ -64,19 +48,6 @@ Solid box_solid(const Vec3& lo, const Vec3& hi) {
   Solid s = prism({Vec3(lo.x(), lo.y(), 0), Vec3(hi.x(), lo.y(), 0), Vec3(hi.x(), hi.y(), 0), Vec3(lo.x(), hi.y(), 0)},
                   hi.z() - lo.z(), 0);
   for (Vec3& p : s.v) p.z() += lo.z();
-  return s;
-}
-
-// A bipyramid (convex, 2N facets): a ring of N points of radius r at z = 0, apexes at ±h.
-Solid bipyramid(int N, double r, double h) {
-  Solid s;
-  for (int k = 0; k < N; ++k) s.v.emplace_back(r * std::cos(2 * M_PI * k / N), r * std::sin(2 * M_PI * k / N), 0);
-  s.v.emplace_back(0, 0, h);
-  s.v.emplace_back(0, 0, -h);
-  for (int k = 0; k < N; ++k) {
-    s.f.push_back({k, (k + 1) % N, N});
-    s.f.push_back({(k + 1) % N, k, N + 1});
-  }
   return s;
 }
 

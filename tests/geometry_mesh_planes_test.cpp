@@ -16,22 +16,6 @@ using namespace geometry_support;
 
 namespace {
 
-struct Solid {
-  std::vector<Vec3> v;
-  std::vector<std::array<int, 3>> f;  // outward (counter-clockwise seen from outside)
-};
-
-std::string write_obj(const Solid& s, const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vcsim_mesh_planes_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / (name + ".obj")).string();
-  std::ofstream out(path);
-  out.precision(17);
-  for (const Vec3& p : s.v) out << "v " << p.x() << " " << p.y() << " " << p.z() << "\n";
-  for (const auto& t : s.f) out << "f " << t[0] + 1 << " " << t[1] + 1 << " " << t[2] + 1 << "\n";
-  return path;
-}
-
 Cell mesh_cell(const std::string& path) {
   Primitive p;
   p.kind = PrimitiveKind::Mesh;
@@ -45,18 +29,6 @@ Primitive plane(const Vec3& n, double d) {
   return halfspace(Pose{u * (d / n.norm()), Quat::FromTwoVectors(Vec3::UnitZ(), u)});
 }
 
-// A bipyramid: a ring of N points of radius r at z = 0, apexes at ±h. Its 2N facets are its half-spaces.
-Solid bipyramid(int N, double r, double h) {
-  Solid s;
-  for (int k = 0; k < N; ++k) s.v.emplace_back(r * std::cos(2 * M_PI * k / N), r * std::sin(2 * M_PI * k / N), 0);
-  s.v.emplace_back(0, 0, h);
-  s.v.emplace_back(0, 0, -h);
-  for (int k = 0; k < N; ++k) {
-    s.f.push_back({k, (k + 1) % N, N});
-    s.f.push_back({(k + 1) % N, k, N + 1});
-  }
-  return s;
-}
 std::vector<Primitive> facet_planes(const Solid& s) {
   std::vector<Primitive> out;
   for (const auto& t : s.f) {

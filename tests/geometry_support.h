@@ -1,8 +1,13 @@
 // Shared by the geometry tests: cells from primitives, and random attitudes.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "geometry/interference.h"
@@ -64,6 +69,37 @@ inline Cell groove_cell() {
   block.children = {b, hole};
   return make_body_geometry(block, "").cells.at(0);
 }
+// A closed triangle mesh written by a test: vertices and outward (counter-clockwise seen from outside) triangles.
+struct Solid {
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> f;
+};
+
+// Writes the solid as an OBJ file in this process's temporary directory; returns its path.
+inline std::string write_obj(const Solid& s, const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vcsim_meshes_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / (name + ".obj")).string();
+  std::ofstream out(path);
+  out.precision(17);
+  for (const Vec3& p : s.v) out << "v " << p.x() << " " << p.y() << " " << p.z() << "\n";
+  for (const auto& t : s.f) out << "f " << t[0] + 1 << " " << t[1] + 1 << " " << t[2] + 1 << "\n";
+  return path;
+}
+
+// A bipyramid (convex, 2N facets): a ring of N points of radius r at z = 0, apexes at ±h.
+inline Solid bipyramid(int N, double r, double h) {
+  Solid s;
+  for (int k = 0; k < N; ++k) s.v.emplace_back(r * std::cos(2 * M_PI * k / N), r * std::sin(2 * M_PI * k / N), 0);
+  s.v.emplace_back(0, 0, h);
+  s.v.emplace_back(0, 0, -h);
+  for (int k = 0; k < N; ++k) {
+    s.f.push_back({k, (k + 1) % N, N});
+    s.f.push_back({(k + 1) % N, k, N + 1});
+  }
+  return s;
+}
+
 // Uniformly distributed over rotations (a normalised Gaussian quaternion).
 inline Quat random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> g;
