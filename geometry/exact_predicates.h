@@ -4,6 +4,7 @@
 // with one rule, "mesh B is translated by δ = (ε, ε², ε³), ε → 0⁺", so every predicate gets the same answer wherever
 // it is asked and the two surfaces are in general position (no vertex on a face, no edge through an edge).
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 namespace vcsim::geo::exact {
@@ -29,6 +30,22 @@ inline Int orient(const Point& a, const Point& b, const Point& c, const Point& d
   const Point u = minus(b, a), v = minus(c, a), w = minus(d, a);
   const Vec n = cross(u, v);
   return n.x * w.x + n.y * w.y + n.z * w.z;
+}
+
+// The sign of orient(a, b, c, d) from doubles when rounding cannot have flipped it, else 0 (ask the exact one).
+// The coordinate differences are exact in doubles (below 2^41); the products and sums round, by at most 8 units in the
+// last place of the permanent (Shewchuk's orient3d bound is 7.8e-16 of it; 1e-14 leaves room).
+inline int orient_sign_filtered(const Point& a, const Point& b, const Point& c, const Point& d) {
+  const double ux = double(b.x - a.x), uy = double(b.y - a.y), uz = double(b.z - a.z);
+  const double vx = double(c.x - a.x), vy = double(c.y - a.y), vz = double(c.z - a.z);
+  const double wx = double(d.x - a.x), wy = double(d.y - a.y), wz = double(d.z - a.z);
+  const double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+  const double det = nx * wx + ny * wy + nz * wz;
+  const double permanent = (std::abs(uy * vz) + std::abs(uz * vy)) * std::abs(wx) +
+                           (std::abs(uz * vx) + std::abs(ux * vz)) * std::abs(wy) +
+                           (std::abs(ux * vy) + std::abs(uy * vx)) * std::abs(wz);
+  const double bound = 1e-14 * permanent;
+  return det > bound ? 1 : (det < -bound ? -1 : 0);
 }
 
 // The sign of the first non-zero component (x, then y, then z) of v; 0 when v = 0.
@@ -58,6 +75,7 @@ inline int side_of_b_point(Int value, const Point& p, const Point& q, const Poin
 // edges stay 0 for every δ; they never decide a crossing (the edge is then parallel to the face), and +1 keeps the
 // answer the same for both faces of the edge.
 inline int edge_edge_sign(const Point& p, const Point& q, const Point& a, const Point& b) {
+  if (const int fast = orient_sign_filtered(p, q, a, b)) return fast;
   const Int value = orient(p, q, a, b);
   if (value != 0) return sign(value);
   const int s = leading_sign(cross(minus(b, a), minus(q, p)));

@@ -42,16 +42,18 @@ struct Grid {
 
 // Per-side scratch: snapped vertices, vertex status and triangle marks, valid when their stamp is the current query's.
 struct Scratch {
-  std::vector<std::uint32_t> vertex_stamp, triangle_stamp, point_stamp;
+  std::vector<std::uint32_t> vertex_stamp, triangle_stamp, point_stamp, node_stamp;
   std::vector<char> inside;
-  std::vector<Point> points;  // snapped vertices, computed once per query
+  std::vector<Point> points;         // snapped vertices, computed once per query
+  std::vector<Vec3> node_lo, node_hi;  // BVH node bounds in the query frame, computed once per query
   std::uint32_t epoch = 0;
   void begin(const MeshLevelSet& m) {
     const std::size_t nv = m.vertices.size();
     if (vertex_stamp.size() < nv) vertex_stamp.resize(nv, 0), point_stamp.resize(nv, 0), inside.resize(nv), points.resize(nv);
     if (triangle_stamp.size() < m.triangles.size()) triangle_stamp.resize(m.triangles.size(), 0);
+    if (node_stamp.size() < m.bvh.size()) node_stamp.resize(m.bvh.size(), 0), node_lo.resize(m.bvh.size()), node_hi.resize(m.bvh.size());
     if (++epoch == 0x80000000u) {  // the high bit marks "summed whole" (surface_inside): clear and start again
-      for (auto* v : {&vertex_stamp, &triangle_stamp, &point_stamp}) std::fill(v->begin(), v->end(), 0);
+      for (auto* v : {&vertex_stamp, &triangle_stamp, &point_stamp, &node_stamp}) std::fill(v->begin(), v->end(), 0);
       epoch = 1;
     }
   }
@@ -81,7 +83,16 @@ struct Placed {
     out_lo = c - e;
     out_hi = c + e;
   }
-  Scratch* scratch = nullptr;  // caches the snapped vertices
+  Scratch* scratch = nullptr;  // caches the snapped vertices and the node bounds
+  // BVH node i's bounds in the query frame, padded.
+  void node_box(int i, double pad, Vec3& out_lo, Vec3& out_hi) const {
+    if (scratch->node_stamp[i] != scratch->epoch) {
+      box(mesh->bvh[i].lo, mesh->bvh[i].hi, scratch->node_lo[i], scratch->node_hi[i], pad);
+      scratch->node_stamp[i] = scratch->epoch;
+    }
+    out_lo = scratch->node_lo[i];
+    out_hi = scratch->node_hi[i];
+  }
   Point point(const Grid& g, int v) const {
     if (scratch->point_stamp[v] != scratch->epoch) {
       scratch->points[v] = g.snap(pose.apply(mesh->vertices[v]));
@@ -115,23 +126,21 @@ struct Crossing {
   Vec3 x;              // the point, query frame
 };
 
-// The crossing of an edge (canonical u < v, points pu, pv) of one mesh through a triangle f of the other,
-// if any. `edge_is_a`: which mesh the edge belongs to (the perturbation moves B).
-bool cross(const Point& pu, const Point& pv, int u, int v, bool edge_is_a, const Triangle& f, const Grid& g,
-           Crossing& out) {
-  Int ou, ov;
-  int su, sv;
+// The side of point x (of mesh A when x_is_a, else of B) against the other mesh's triangle f, under the
+// perturbation: from doubles when that is certain (most pairs), else exactly.
+int side_of(const Point& x, bool x_is_a, const Triangle& f) {
   const Point &a = f.p[0], &b = f.p[1], &c = f.p[2];
-  ou = exact::orient(a, b, c, pu);
-  ov = exact::orient(a, b, c, pv);
-  if (edge_is_a) {
-    su = exact::side_of_a_point(ou, a, b, c);
-    sv = exact::side_of_a_point(ov, a, b, c);
-  } else {
-    su = exact::side_of_b_point(ou, a, b, c);
-    sv = exact::side_of_b_point(ov, a, b, c);
-  }
+  if (const int fast = exact::orient_sign_filtered(a, b, c, x)) return fast;
+  const Int value = exact::orient(a, b, c, x);
+  return x_is_a ? exact::side_of_a_point(value, a, b, c) : exact::side_of_b_point(value, a, b, c);
+}
+
+// The crossing of an edge (canonical u < v, points pu, pv, sides su, sv against f) of one mesh through a triangle f
+// of the other, if any. `edge_is_a`: which mesh the edge belongs to (the perturbation moves B).
+bool cross(const Point& pu, const Point& pv, int u, int v, int su, int sv, bool edge_is_a, const Triangle& f,
+           const Grid& g, Crossing& out) {
   if (su == sv) return false;
+  const Point &a = f.p[0], &b = f.p[1], &c = f.p[2];
   int first = 0;
   for (int k = 0; k < 3; ++k) {
     const int k1 = (k + 1) % 3;
@@ -141,6 +150,8 @@ bool cross(const Point& pu, const Point& pv, int u, int v, bool edge_is_a, const
     if (k == 0) first = s;
     else if (s != first) return false;
   }
+  // The exact parameter, for the order of crossings along the edge.
+  const Int ou = exact::orient(a, b, c, pu), ov = exact::orient(a, b, c, pv);
   out.num = ou;
   out.den = ou - ov;
   if (out.den < 0) out.num = -out.num, out.den = -out.den;
@@ -156,8 +167,9 @@ bool crossing_before(const Crossing& a, const Crossing& b) {
   if (std::abs(ta - tb) > 1e-9) return ta < tb;
   if (exact::fraction_less(a.num, a.den, b.num, b.den)) return true;
   if (exact::fraction_less(b.num, b.den, a.num, a.den)) return false;
-  return a.face < b.face;  // the same point (edge through an edge of the other mesh): never consecutive in the
-                           // perturbed order only if both are equal, which the perturbation rules out
+  // The same parameter exactly: an edge through a vertex or edge of the other mesh, where the perturbation orders
+  // the crossings; the face index only keeps the comparison a strict weak order.
+  return a.face < b.face;
 }
 
 // A segment of a triangle's region boundary, oriented.
@@ -190,6 +202,12 @@ bool boxes_meet(const Triangle& a, const Triangle& b) {
 // Triangles ta (of A) and tb (of B): their crossings, and the segment ta ∩ tb on each.
 void intersect_pair(int ia, const Triangle& ta, int ib, const Triangle& tb, const Grid& g, SurfaceWork& wa,
                     SurfaceWork& wb, MeshIntersectionStats& st) {
+  // Each triangle's vertices against the other's plane: all on one side, no crossing (most candidate pairs).
+  std::array<std::array<int, 3>, 2> sides;
+  for (int k = 0; k < 3; ++k) sides[0][k] = side_of(ta.p[k], true, tb);
+  if (sides[0][0] == sides[0][1] && sides[0][1] == sides[0][2]) return;
+  for (int k = 0; k < 3; ++k) sides[1][k] = side_of(tb.p[k], false, ta);
+  if (sides[1][0] == sides[1][1] && sides[1][1] == sides[1][2]) return;
   Vec3 start, end;
   int starts = 0, ends = 0;
   Crossing c;
@@ -200,7 +218,7 @@ void intersect_pair(int ia, const Triangle& ta, int ib, const Triangle& tb, cons
       const int k1 = (k + 1) % 3;
       const bool forward = t.v[k] < t.v[k1];
       const int u = forward ? k : k1, v = forward ? k1 : k;
-      if (!cross(t.p[u], t.p[v], t.v[u], t.v[v], side == 0, f, g, c)) continue;
+      if (!cross(t.p[u], t.p[v], t.v[u], t.v[v], sides[side][u], sides[side][v], side == 0, f, g, c)) continue;
       c.edge = edge_key(t.v[u], t.v[v]);
       c.face = side == 0 ? ib : ia;
       // Entering in the triangle's own edge direction?
@@ -226,20 +244,18 @@ void find_pairs(const Placed& a, const Placed& b, const Grid& g, SurfaceWork& wa
                 MeshIntersectionStats& st) {
   const double pad = 2 * g.quantum;
   std::vector<std::pair<int, int>> stack{{0, 0}};
-  std::vector<Triangle> leaf_a, leaf_b;
+  std::array<Triangle, 4> leaf_a, leaf_b;  // BVH leaves hold at most 4 triangles (geometry/mesh.cpp)
   while (!stack.empty()) {
     const auto [i, j] = stack.back();
     stack.pop_back();
     const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
     Vec3 alo, ahi, blo, bhi;
-    a.box(na.lo, na.hi, alo, ahi, pad);
-    b.box(nb.lo, nb.hi, blo, bhi, pad);
+    a.node_box(i, pad, alo, ahi);
+    b.node_box(j, pad, blo, bhi);
     if ((alo.array() > bhi.array()).any() || (blo.array() > ahi.array()).any()) continue;
     if (na.count > 0 && nb.count > 0) {
-      leaf_a.clear();
-      leaf_b.clear();
-      for (int k = 0; k < na.count; ++k) leaf_a.push_back(triangle(a, g, a.mesh->bvh_order[na.first + k]));
-      for (int k = 0; k < nb.count; ++k) leaf_b.push_back(triangle(b, g, b.mesh->bvh_order[nb.first + k]));
+      for (int k = 0; k < na.count; ++k) leaf_a[k] = triangle(a, g, a.mesh->bvh_order[na.first + k]);
+      for (int k = 0; k < nb.count; ++k) leaf_b[k] = triangle(b, g, b.mesh->bvh_order[nb.first + k]);
       for (int x = 0; x < na.count; ++x)
         for (int y = 0; y < nb.count; ++y) {
           if (!boxes_meet(leaf_a[x], leaf_b[y])) continue;
@@ -287,7 +303,7 @@ bool vertex_inside(const Placed& s, int v, const Placed& o, const Grid& g) {
     for (int k = 0; k < n.count; ++k) {
       const Triangle f = triangle(o, g, o.mesh->bvh_order[n.first + k]);
       // Canonical order of the ray's two ends: the far end (-1) first.
-      count += cross(far, p, -1, v, is_a, f, g, c);
+      count += cross(far, p, -1, v, side_of(far, is_a, f), side_of(p, is_a, f), is_a, f, g, c);
     }
   }
   return count % 2 == 1;
