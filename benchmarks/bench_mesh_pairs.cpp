@@ -1,7 +1,7 @@
 // Two meshes in contact (issue 17): median µs per interference query, through the public query (which picks the
 // exact surface intersection of geometry/mesh_intersection.h for two meshes, or clips by a convex mesh's few
 // facets, as for the slab), for pairs of benchmark meshes at several attitudes and depths below first contact, and
-// the surface intersection alone.
+// the surface intersection alone, on 1 and 2 threads.
 //
 //   python3 benchmarks/meshes/make_meshes.py      # rock_700, rock_100k, bowl_1000, slab_12
 //   build-tests/benchmarks/bench_mesh_pairs [--large]   # --large adds the two 100 820-triangle rocks
@@ -10,6 +10,8 @@
 #include <cstring>
 #include <random>
 #include <string>
+
+#include <tbb/global_control.h>
 
 #include "benchmarks/bench_support.h"
 #include "geometry/mesh.h"
@@ -66,8 +68,8 @@ int main(int argc, char** argv) {
                                  {3, 0, Vec3(0.1, 0.2, 0)}};    // rock on a slab: the query clips by its facets
   if (large) pairs.push_back({rock_100k, rock_100k, Vec3(0.01, 0.005, 0)});
   std::mt19937 rng(11);
-  std::printf("| a | b | attitude | depth | V (m³) | triangle pairs | µs per query | surfaces alone, µs |\n"
-              "|---|---|---|---|---|---|---|---|\n");
+  std::printf("| a | b | attitude | depth | V (m³) | triangle pairs | µs per query | surfaces alone, µs | the same on 2 "
+              "threads, µs |\n|---|---|---|---|---|---|---|---|---|\n");
   for (const PairSpec& ps : pairs) {
     const Shape &a = shapes[ps.a], &b = shapes[ps.b];
     for (int att = 0; att < 3; ++att) {
@@ -77,11 +79,20 @@ int main(int argc, char** argv) {
         const Pose pb = placed(a, b, q, ps.offset, depth);
         MeshIntersectionStats st;
         const double V = mesh_mesh_moments(*a.mesh, Pose{}, *b.mesh, pb, &st).m0;
-        const double us = bench::median_us([&] { interference(a.cell, Pose{}, b.cell, pb); });
-        // The surface intersection alone (what the query does unless a convex side has few facets near the contact).
-        const double surfaces = bench::median_us([&] { mesh_mesh_moments(*a.mesh, Pose{}, *b.mesh, pb); });
-        std::printf("| %s | %s | %d | %.0f µm | %.3e | %ld | %.1f | %.1f |\n", a.name.c_str(), b.name.c_str(), att,
-                    depth * 1e6, V, st.triangle_pairs, us, surfaces);
+        double us = 0, surfaces = 0, surfaces_2 = 0;
+        {
+          const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+          us = bench::median_us([&] { interference(a.cell, Pose{}, b.cell, pb); });
+          // The surface intersection alone (the query's path unless a convex side has few facets near the contact).
+          surfaces = bench::median_us([&] { mesh_mesh_moments(*a.mesh, Pose{}, *b.mesh, pb); });
+        }
+        {
+          const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+          surfaces_2 = bench::median_us([&] { mesh_mesh_moments(*a.mesh, Pose{}, *b.mesh, pb); });
+        }
+        std::printf("| %s | %s | %d | %.0f µm | %.3e | %ld | %.1f | %.1f | %.1f (%.2f×) |\n", a.name.c_str(),
+                    b.name.c_str(), att, depth * 1e6, V, st.triangle_pairs, us, surfaces, surfaces_2,
+                    surfaces / surfaces_2);
         std::fflush(stdout);
       }
     }

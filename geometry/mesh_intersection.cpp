@@ -16,8 +16,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "geometry/exact_predicates.h"
 
@@ -40,20 +46,18 @@ struct Grid {
   Vec3 unsnap(const Point& p) const { return Vec3(double(p.x), double(p.y), double(p.z)) * quantum; }
 };
 
-// Per-side scratch: snapped vertices, vertex status and triangle marks, valid when their stamp is the current query's.
+// Per-side scratch of the calling thread (surface_inside): vertex status and triangle marks, valid when their stamp is
+// the current query's.
 struct Scratch {
-  std::vector<std::uint32_t> vertex_stamp, triangle_stamp, point_stamp, node_stamp;
+  std::vector<std::uint32_t> vertex_stamp, triangle_stamp;
   std::vector<char> inside;
-  std::vector<Point> points;         // snapped vertices, computed once per query
-  std::vector<Vec3> node_lo, node_hi;  // BVH node bounds in the query frame, computed once per query
   std::uint32_t epoch = 0;
   void begin(const MeshLevelSet& m) {
     const std::size_t nv = m.vertices.size();
-    if (vertex_stamp.size() < nv) vertex_stamp.resize(nv, 0), point_stamp.resize(nv, 0), inside.resize(nv), points.resize(nv);
+    if (vertex_stamp.size() < nv) vertex_stamp.resize(nv, 0), inside.resize(nv);
     if (triangle_stamp.size() < m.triangles.size()) triangle_stamp.resize(m.triangles.size(), 0);
-    if (node_stamp.size() < m.bvh.size()) node_stamp.resize(m.bvh.size(), 0), node_lo.resize(m.bvh.size()), node_hi.resize(m.bvh.size());
     if (++epoch == 0x80000000u) {  // the high bit marks "summed whole" (surface_inside): clear and start again
-      for (auto* v : {&vertex_stamp, &triangle_stamp, &point_stamp, &node_stamp}) std::fill(v->begin(), v->end(), 0);
+      for (auto* v : {&vertex_stamp, &triangle_stamp}) std::fill(v->begin(), v->end(), 0);
       epoch = 1;
     }
   }
@@ -64,6 +68,32 @@ struct Scratch {
     inside[v] = in;
   }
 };
+
+// Per thread and side: the snapped vertices and the node bounds of one query, each computed once per thread (the
+// values do not depend on the thread, so every thread's copy has the same bits). Stamped with the query's number.
+struct Cache {
+  std::uint64_t query = 0;
+  std::vector<std::uint64_t> point_stamp, node_stamp;
+  std::vector<Point> points;
+  std::vector<Vec3> node_lo, node_hi;
+  void prepare(const MeshLevelSet& m, std::uint64_t q) {
+    if (query == q) return;
+    query = q;
+    if (point_stamp.size() < m.vertices.size()) point_stamp.resize(m.vertices.size(), 0), points.resize(m.vertices.size());
+    if (node_stamp.size() < m.bvh.size())
+      node_stamp.resize(m.bvh.size(), 0), node_lo.resize(m.bvh.size()), node_hi.resize(m.bvh.size());
+  }
+};
+
+Cache& thread_cache(int side) {
+  thread_local Cache cache[2];
+  return cache[side];
+}
+
+std::atomic<std::uint64_t> g_query_number{0};
+
+// Subtree pairs the work is cut into (enough for a few threads, few enough that each is worth a task).
+constexpr std::size_t kSubtrees = 16;
 
 // One mesh placed in the query frame.
 struct Placed {
@@ -83,22 +113,27 @@ struct Placed {
     out_lo = c - e;
     out_hi = c + e;
   }
-  Scratch* scratch = nullptr;  // caches the snapped vertices and the node bounds
+  Scratch* scratch = nullptr;  // the calling thread's, for surface_inside
+  std::uint64_t query = 0;      // this query's number, which stamps the per-thread caches
   // BVH node i's bounds in the query frame, padded.
   void node_box(int i, double pad, Vec3& out_lo, Vec3& out_hi) const {
-    if (scratch->node_stamp[i] != scratch->epoch) {
-      box(mesh->bvh[i].lo, mesh->bvh[i].hi, scratch->node_lo[i], scratch->node_hi[i], pad);
-      scratch->node_stamp[i] = scratch->epoch;
+    Cache& c = thread_cache(is_b);
+    c.prepare(*mesh, query);
+    if (c.node_stamp[i] != query) {
+      box(mesh->bvh[i].lo, mesh->bvh[i].hi, c.node_lo[i], c.node_hi[i], pad);
+      c.node_stamp[i] = query;
     }
-    out_lo = scratch->node_lo[i];
-    out_hi = scratch->node_hi[i];
+    out_lo = c.node_lo[i];
+    out_hi = c.node_hi[i];
   }
   Point point(const Grid& g, int v) const {
-    if (scratch->point_stamp[v] != scratch->epoch) {
-      scratch->points[v] = g.snap(pose.apply(mesh->vertices[v]));
-      scratch->point_stamp[v] = scratch->epoch;
+    Cache& c = thread_cache(is_b);
+    c.prepare(*mesh, query);
+    if (c.point_stamp[v] != query) {
+      c.points[v] = g.snap(pose.apply(mesh->vertices[v]));
+      c.point_stamp[v] = query;
     }
-    return scratch->points[v];
+    return c.points[v];
   }
 };
 
@@ -239,21 +274,38 @@ void intersect_pair(int ia, const Triangle& ta, int ib, const Triangle& tb, cons
   wb.segments.push_back({ib, end, start});
 }
 
-// Triangle pairs of A and B whose bounds meet, through both BVHs.
-void find_pairs(const Placed& a, const Placed& b, const Grid& g, SurfaceWork& wa, SurfaceWork& wb,
-                MeshIntersectionStats& st) {
+// Whether node pair (i, j) can hold meeting triangles; if so, and not both leaves, its two children pairs.
+bool split_nodes(const Placed& a, const Placed& b, int i, int j, double pad, std::array<std::pair<int, int>, 2>& kids,
+                 bool& leaves) {
+  const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
+  Vec3 alo, ahi, blo, bhi;
+  a.node_box(i, pad, alo, ahi);
+  b.node_box(j, pad, blo, bhi);
+  if ((alo.array() > bhi.array()).any() || (blo.array() > ahi.array()).any()) return false;
+  leaves = na.count > 0 && nb.count > 0;
+  if (leaves) return true;
+  // Descend into the larger (or the only inner) node.
+  if (nb.count > 0 || (na.count == 0 && (ahi - alo).squaredNorm() >= (bhi - blo).squaredNorm()))
+    kids = {{{i + 1, j}, {na.right, j}}};
+  else
+    kids = {{{i, j + 1}, {i, nb.right}}};
+  return true;
+}
+
+// The triangle pairs under node pair `root` whose bounds meet, intersected.
+void find_pairs(const Placed& a, const Placed& b, const Grid& g, std::pair<int, int> root, SurfaceWork& wa,
+                SurfaceWork& wb, MeshIntersectionStats& st) {
   const double pad = 2 * g.quantum;
-  std::vector<std::pair<int, int>> stack{{0, 0}};
+  std::vector<std::pair<int, int>> stack{root};
+  std::array<std::pair<int, int>, 2> kids;
   std::array<Triangle, 4> leaf_a, leaf_b;  // BVH leaves hold at most 4 triangles (geometry/mesh.cpp)
   while (!stack.empty()) {
     const auto [i, j] = stack.back();
     stack.pop_back();
-    const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
-    Vec3 alo, ahi, blo, bhi;
-    a.node_box(i, pad, alo, ahi);
-    b.node_box(j, pad, blo, bhi);
-    if ((alo.array() > bhi.array()).any() || (blo.array() > ahi.array()).any()) continue;
-    if (na.count > 0 && nb.count > 0) {
+    bool leaves = false;
+    if (!split_nodes(a, b, i, j, pad, kids, leaves)) continue;
+    if (leaves) {
+      const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
       for (int k = 0; k < na.count; ++k) leaf_a[k] = triangle(a, g, a.mesh->bvh_order[na.first + k]);
       for (int k = 0; k < nb.count; ++k) leaf_b[k] = triangle(b, g, b.mesh->bvh_order[nb.first + k]);
       for (int x = 0; x < na.count; ++x)
@@ -265,14 +317,52 @@ void find_pairs(const Placed& a, const Placed& b, const Grid& g, SurfaceWork& wa
         }
       continue;
     }
-    const bool split_a = nb.count > 0 || (na.count == 0 && (ahi - alo).squaredNorm() >= (bhi - blo).squaredNorm());
-    if (split_a) {
-      stack.push_back({na.right, j});
-      stack.push_back({i + 1, j});
-    } else {
-      stack.push_back({i, nb.right});
-      stack.push_back({i, j + 1});
+    stack.push_back(kids[1]);
+    stack.push_back(kids[0]);
+  }
+}
+
+// All triangle pairs whose bounds meet, intersected. The node-pair tree is cut into a fixed frontier of subtrees,
+// the same on any thread count; their work runs in parallel and is joined in frontier order, so the result has the
+// same bits on 1 or N threads.
+void intersect_surfaces(const Placed& a, const Placed& b, const Grid& g, SurfaceWork& wa, SurfaceWork& wb,
+                        MeshIntersectionStats& st) {
+  const double pad = 2 * g.quantum;
+  std::vector<std::pair<int, int>> frontier{{0, 0}}, next;
+  std::array<std::pair<int, int>, 2> kids;
+  for (int level = 0; level < 4 && frontier.size() < kSubtrees; ++level) {  // breadth first, a few levels
+    next.clear();
+    for (const auto& [i, j] : frontier) {
+      bool leaves = false;
+      if (!split_nodes(a, b, i, j, pad, kids, leaves)) continue;
+      if (leaves) next.push_back({i, j});
+      else next.insert(next.end(), kids.begin(), kids.end());
     }
+    frontier.swap(next);
+  }
+  const std::size_t n = frontier.size();
+  std::vector<SurfaceWork> work_a(n), work_b(n);
+  std::vector<MeshIntersectionStats> stats(n);
+  auto run = [&](std::size_t k) { find_pairs(a, b, g, frontier[k], work_a[k], work_b[k], stats[k]); };
+  if (tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1 && n > 1) {
+    // Isolated: a waiting thread takes no other query's task, whose caches would interleave with this one's.
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t k = r.begin(); k != r.end(); ++k) run(k);
+                        },
+                        tbb::simple_partitioner());
+    });
+  } else {
+    for (std::size_t k = 0; k < n; ++k) run(k);
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    wa.crossings.insert(wa.crossings.end(), work_a[k].crossings.begin(), work_a[k].crossings.end());
+    wa.segments.insert(wa.segments.end(), work_a[k].segments.begin(), work_a[k].segments.end());
+    wb.crossings.insert(wb.crossings.end(), work_b[k].crossings.begin(), work_b[k].crossings.end());
+    wb.segments.insert(wb.segments.end(), work_b[k].segments.begin(), work_b[k].segments.end());
+    st.triangle_pairs += stats[k].triangle_pairs;
+    st.inconsistent += stats[k].inconsistent;
   }
 }
 
@@ -435,10 +525,11 @@ RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, con
   thread_local Scratch scratch_a, scratch_b;
   a.scratch = &scratch_a;
   b.scratch = &scratch_b;
-  scratch_a.begin(mesh_a);
-  scratch_b.begin(mesh_b);
+  a.query = b.query = ++g_query_number;
   SurfaceWork wa, wb;
-  find_pairs(a, b, g, wa, wb, st);
+  intersect_surfaces(a, b, g, wa, wb, st);
+  scratch_a.begin(mesh_a);  // after the parallel part, on this thread
+  scratch_b.begin(mesh_b);
   RawMoments m = surface_inside(a, b, wa, g, st);
   m += surface_inside(b, a, wb, g, st);
   return m;
