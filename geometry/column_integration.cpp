@@ -21,6 +21,7 @@ using column::for_rows;
 using column::grown_lattice;
 using column::integrate_tri;
 using column::make_pair;
+using column::missed_lobes;
 using lines::kInf;
 using lines::Placed;
 using lines::cell_sdf;
@@ -101,6 +102,13 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
         ub[2] = std::min(ub[2], fv.v), ub[3] = std::max(ub[3], fv.v);
         result.inside.push_back({fv.u, fv.v});
       }
+  // Seeds for the finer passes in lobes this lattice's columns missed (octree lattice: found below its spacing;
+  // grown lattice: seeds it could not resolve), so that every lobe is grown (docs/geometry.md, "A second lobe").
+  if (!seeds) {
+    const auto lobes = missed_lobes(pr, lat, result.columns);
+    result.inside.insert(result.inside.end(), lobes.begin(), lobes.end());
+  }
+  result.inside.insert(result.inside.end(), lat.orphans.begin(), lat.orphans.end());
   result.u_min = ub[0], result.u_max = ub[1], result.v_min = ub[2], result.v_max = ub[3];
   // Each block's right, top and top-right neighbours hold the corners of its edge squares.
   std::vector<std::array<const Block*, 3>> nbr(nb);

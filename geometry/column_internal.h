@@ -88,6 +88,11 @@ struct Lattice {
   std::unordered_map<uint64_t, Block*> index;
   long candidates = 0;  // squares kept
   bool too_large = false;
+  std::vector<Vec3> leaves;  // octree lattice: the octree's leaf cubes (centres, half side leaf_half), kept by the cull
+  double leaf_half = 0;
+  // Grown lattice: seeds (u, v) with no non-empty corner within a square around them, the patch there being
+  // thinner than this lattice resolves; reported as non-empty columns again, so a finer pass grows from them.
+  std::vector<std::array<double, 2>> orphans;
   static uint64_t key(long bi, long bj) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(bi)) << 32) | static_cast<uint32_t>(bj);
   }
@@ -134,6 +139,11 @@ void for_rows(long rows, long work, const Body& body) {
     for (long r = rg.begin(); r != rg.end(); ++r) body(r);
   });
 }
+
+// Lobes the octree lattice's columns missed: the columns (u, v) through points inside the overlap (phi < 0) found by
+// refining the octree's leaf cubes below the lattice spacing, wherever no non-empty corner lies within 1.5 squares
+// of a cube's footprint. Call after evaluate_corners; columns counts the columns evaluated (one per point found).
+std::vector<std::array<double, 2>> missed_lobes(const Pair& pr, const Lattice& lat, long& columns);
 
 // Evaluates every needed corner, block by block (each block writes only its own corners).
 void evaluate_corners(const Pair& pr, Lattice& lat, std::vector<long>& block_columns);

@@ -16,6 +16,27 @@ namespace {
 constexpr double kMaxSquares = 1 << 20;
 constexpr double kMaxGrown = 1 << 22;
 
+// Whether a corner (i, j) with i0 <= i <= i1, j0 <= j <= j1 has been evaluated and is non-empty.
+bool any_inside(const Lattice& lat, long i0, long i1, long j0, long j1) {
+  for (long bj = j0 >> kShift; bj <= (j1 >> kShift); ++bj)
+    for (long bi = i0 >> kShift; bi <= (i1 >> kShift); ++bi) {
+      const Block* b = lat.find(bi, bj);
+      if (!b) continue;
+      for (long j = std::max(j0, bj * kB); j <= std::min(j1, bj * kB + kMask); ++j)
+        for (long i = std::max(i0, bi * kB); i <= std::min(i1, bi * kB + kMask); ++i) {
+          const int k = local(i, j);
+          if (b->needed[k] && b->corner[k].c.in) return true;
+        }
+    }
+  return false;
+}
+
+// The missed-lobe search's depth (its cubes go down to 1/2^kLobeDepth of the lattice spacing) and its budget of
+// signed-distance evaluations per pass (a near-touch of the two cells away from the patch keeps cubes at every
+// level; the budget bounds what that costs).
+constexpr int kLobeDepth = 5;
+constexpr long kLobeBudget = 20000;
+
 }  // namespace
 
 // Octree culling on phi = max(phi_i, phi_j) down to footprints of 2^k lattice squares.
@@ -53,6 +74,8 @@ Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
     half = q;
   }
   if (nodes.empty()) return lat;
+  for (const Node& n : nodes) lat.leaves.push_back(n.c);
+  lat.leaf_half = half;
   const long per = 1L << kfoot;
   std::vector<std::pair<long, long>> feet;
   for (const Node& n : nodes)
@@ -141,8 +164,63 @@ Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s,
     if (j > gj0) stack.emplace_back(i, j - 1);
     if (j + 1 < gj1) stack.emplace_back(i, j + 1);
   }
+  for (const auto& sd : seeds) {
+    const long i = index(sd[0], false), j = index(sd[1], false);
+    if (i < gi0 || j < gj0 || i >= gi1 || j >= gj1) continue;
+    if (!any_inside(lat, i - 1, i + 2, j - 1, j + 2)) lat.orphans.push_back(sd);
+  }
   lat.sort();
   return lat;
+}
+
+std::vector<std::array<double, 2>> missed_lobes(const Pair& pr, const Lattice& lat, long& columns) {
+  std::vector<std::array<double, 2>> found, tried;
+  const double s = lat.s, margin = 1.5 * s, finest = s * std::ldexp(1.0, -kLobeDepth);
+  auto explained = [&](const Vec3& c, double half) {
+    const double u0 = c.x() - half - margin, u1 = c.x() + half + margin;
+    const double v0 = c.y() - half - margin, v1 = c.y() + half + margin;
+    for (const auto& f : found)
+      if (f[0] >= u0 && f[0] <= u1 && f[1] >= v0 && f[1] <= v1) return true;
+    return any_inside(lat, static_cast<long>(std::ceil(u0 / s)), static_cast<long>(std::floor(u1 / s)),
+                      static_cast<long>(std::ceil(v0 / s)), static_cast<long>(std::floor(v1 / s)));
+  };
+  auto phi = [&](const Vec3& x) {
+    return std::max(cell_sdf(pr.prims, 0, pr.n_i, x), cell_sdf(pr.prims, pr.n_i, pr.prims.size(), x));
+  };
+  std::vector<Vec3> nodes = lat.leaves, next;
+  double half = lat.leaf_half;
+  long budget = kLobeBudget;
+  while (!nodes.empty() && budget > 0) {
+    next.clear();
+    const double halfdiag = half * std::sqrt(3.0), q = 0.5 * half;
+    for (const Vec3& c : nodes) {
+      // A cube no wider than two squares with a non-empty corner near its footprint is the lobe the lattice found.
+      const bool near_found = explained(c, half);
+      if (near_found && half <= s) continue;
+      if (--budget < 0) break;
+      const double d = phi(c);
+      if (d >= halfdiag) continue;  // the cube holds no point of the overlap
+      if (!near_found && (d < 0 || half <= s)) {
+        // A point of the overlap far from every non-empty column (d < 0), or a cube no wider than two squares that
+        // may hold one: the column through it, exact along z, sees a lobe however thin it is along the columns.
+        const std::array<double, 2> uv{c.x(), c.y()};
+        if (std::find(tried.begin(), tried.end(), uv) == tried.end()) {
+          tried.push_back(uv);
+          ++columns;
+          if (eval_column(pr, c.x(), c.y()).in) {
+            found.push_back(uv);
+            continue;
+          }
+        }
+        if (d < 0) continue;
+      }
+      if (q < 0.5 * finest) continue;
+      for (int k = 0; k < 8; ++k) next.push_back(c + Vec3((k & 1) ? q : -q, (k & 2) ? q : -q, (k & 4) ? q : -q));
+    }
+    nodes.swap(next);
+    half = q;
+  }
+  return found;
 }
 
 // Evaluates every needed corner, block by block (each block writes only its own corners).
