@@ -218,21 +218,31 @@ TEST_CASE("Sandia's torus tilted 0.7 rad about (1, 2, 3) at its cone's tip: both
   const auto sweep = torus_sweep_moments(b.impl->prims, pb, a.impl->prims, Pose{}, Vec3::Zero(), 1e-7);
   REQUIRE(sweep);
   std::printf("Sandia tilted: z %.9f, torus sweep V %.10e\n", hi, sweep->m0);
-  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-  for (double tol : {1e-3, 1e-5}) {
-    const Interference x = interference(a, Pose{}, b, pb, column_engine(tol));
-    const int n = tol > 1e-4 ? 20 : 3;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < n; ++k) interference(a, Pose{}, b, pb, column_engine(tol));
-    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
-    const double err = x.volume / sweep->m0 - 1;
-    std::printf("Sandia tilted, tol %.0e: V %.10e (vs sweep %+.2e), %ld columns, %.0f us\n", tol, x.volume, err,
-                x.columns, us);
-    // Before the fix: 3.499e-8 and 3.500e-8 (-65 %, one lobe). With both lobes: -2.5e-2 and -7.3e-4. The rest is
-    // this pair's lattice error, which converges slowly here (the fine passes at s and 2s differ by 8 %): limits
-    // 3e-2 at tolerance 1e-3 and 1.5e-3 at 1e-5, each 20× below the lost lobe.
-    CHECK(std::abs(err) < (tol > 1e-4 ? 3e-2 : 1.5e-3));
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    for (double tol : {1e-3, 1e-5}) {
+      const Interference x = interference(a, Pose{}, b, pb, column_engine(tol));
+      const int n = tol > 1e-4 ? 20 : 3;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int k = 0; k < n; ++k) interference(a, Pose{}, b, pb, column_engine(tol));
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+      const double err = x.volume / sweep->m0 - 1;
+      std::printf("Sandia tilted, tol %.0e: V %.10e (vs sweep %+.2e), %ld columns, %.0f us\n", tol, x.volume, err,
+                  x.columns, us);
+      // Before the fix: 3.499e-8 and 3.500e-8 (-65 %, one lobe). With both lobes: -2.5e-2 and -7.3e-4. The rest is
+      // this pair's lattice error, which converges slowly here (the fine passes at s and 2s differ by 8 %): limits
+      // 3e-2 at tolerance 1e-3 and 1.5e-3 at 1e-5, each 20× below the lost lobe.
+      CHECK(std::abs(err) < (tol > 1e-4 ? 3e-2 : 1.5e-3));
+    }
   }
+  // The lobe search is serial: bitwise identical on 1 and 2 threads.
+  auto run = [&](int threads) {
+    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, threads);
+    return interference(a, Pose{}, b, pb, column_engine(1e-5));
+  };
+  const Interference one_thread = run(1), two_threads = run(2);
+  CHECK(std::memcmp(&one_thread.volume, &two_threads.volume, sizeof(double)) == 0);
+  CHECK(std::memcmp(one_thread.centroid.data(), two_threads.centroid.data(), 3 * sizeof(double)) == 0);
 }
 
 TEST_CASE("Single-lobe cost: a ball on a torus's tube", "[.][lobes_cost]") {
