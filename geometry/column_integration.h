@@ -87,7 +87,9 @@ struct ColumnResult {
   long candidates = 0;      // lattice squares the octree could not rule out
   bool too_large = false;   // the lattice would exceed 2^20 squares (2^22 grown from seeds): nothing computed
   double u_min = 0, u_max = 0, v_min = 0, v_max = 0;  // bounds of the non-empty lattice columns
-  std::vector<std::array<double, 2>> inside;           // (u, v) of every non-empty lattice column
+  // (u, v) of every non-empty lattice column, then the seeds of lobes the lattice missed (columns found non-empty by
+  // the octree pass's search below its spacing; a grown pass's seeds it could not resolve), for the next pass.
+  std::vector<std::array<double, 2>> inside;
 };
 
 // Moments of cell_i ∩ cell_j in `frame` (columns along the frame's z axis) with lattice spacing s.
