@@ -69,19 +69,16 @@ struct Scratch {
   }
 };
 
-// Per thread and side: the snapped vertices and the node bounds of one query, each computed once per thread (the
-// values do not depend on the thread, so every thread's copy has the same bits). Stamped with the query's number.
+// Per thread and side: the snapped vertices of one query, each computed once per thread (the values do not depend on
+// the thread, so every thread's copy has the same bits). Stamped with the query's number.
 struct Cache {
   std::uint64_t query = 0;
-  std::vector<std::uint64_t> point_stamp, node_stamp;
+  std::vector<std::uint64_t> point_stamp;
   std::vector<Point> points;
-  std::vector<Vec3> node_lo, node_hi;
   void prepare(const MeshLevelSet& m, std::uint64_t q) {
     if (query == q) return;
     query = q;
     if (point_stamp.size() < m.vertices.size()) point_stamp.resize(m.vertices.size(), 0), points.resize(m.vertices.size());
-    if (node_stamp.size() < m.bvh.size())
-      node_stamp.resize(m.bvh.size(), 0), node_lo.resize(m.bvh.size()), node_hi.resize(m.bvh.size());
   }
 };
 
@@ -114,18 +111,7 @@ struct Placed {
     out_hi = c + e;
   }
   Scratch* scratch = nullptr;  // the calling thread's, for surface_inside
-  std::uint64_t query = 0;      // this query's number, which stamps the per-thread caches
-  // BVH node i's bounds in the query frame, padded.
-  void node_box(int i, double pad, Vec3& out_lo, Vec3& out_hi) const {
-    Cache& c = thread_cache(is_b);
-    c.prepare(*mesh, query);
-    if (c.node_stamp[i] != query) {
-      box(mesh->bvh[i].lo, mesh->bvh[i].hi, c.node_lo[i], c.node_hi[i], pad);
-      c.node_stamp[i] = query;
-    }
-    out_lo = c.node_lo[i];
-    out_hi = c.node_hi[i];
-  }
+  std::uint64_t query = 0;      // this query's number, which stamps the per-thread cache
   Point point(const Grid& g, int v) const {
     Cache& c = thread_cache(is_b);
     c.prepare(*mesh, query);
@@ -134,6 +120,20 @@ struct Placed {
       c.point_stamp[v] = query;
     }
     return c.points[v];
+  }
+};
+
+// Each mesh's frame seen from the other's: x_a = b_to_a x_b + t_b_to_a, and back.
+struct RelativePose {
+  Mat3 b_to_a, abs_b_to_a, a_to_b, abs_a_to_b;
+  Vec3 t_b_to_a, t_a_to_b;
+  RelativePose(const Placed& a, const Placed& b) {
+    b_to_a = a.rotation.transpose() * b.rotation;
+    t_b_to_a = a.rotation.transpose() * (b.pose.position - a.pose.position);
+    a_to_b = b_to_a.transpose();
+    t_a_to_b = -(a_to_b * t_b_to_a);
+    abs_b_to_a = b_to_a.cwiseAbs();
+    abs_a_to_b = a_to_b.cwiseAbs();
   }
 };
 
@@ -275,17 +275,21 @@ void intersect_pair(int ia, const Triangle& ta, int ib, const Triangle& tb, cons
 }
 
 // Whether node pair (i, j) can hold meeting triangles; if so, and not both leaves, its two children pairs.
-bool split_nodes(const Placed& a, const Placed& b, int i, int j, double pad, std::array<std::pair<int, int>, 2>& kids,
-                 bool& leaves) {
+bool split_nodes(const Placed& a, const Placed& b, const RelativePose& rel, int i, int j, double pad,
+                 std::array<std::pair<int, int>, 2>& kids, bool& leaves) {
   const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
-  Vec3 alo, ahi, blo, bhi;
-  a.node_box(i, pad, alo, ahi);
-  b.node_box(j, pad, blo, bhi);
-  if ((alo.array() > bhi.array()).any() || (blo.array() > ahi.array()).any()) return false;
+  // Each node's box against a box around the other's, moved into its frame: both must meet. Two frames cull far
+  // more than one shared frame, where both boxes grow with their rotation.
+  auto meets = [pad](const MeshBvhNode& n, const MeshBvhNode& m, const Mat3& R, const Mat3& abs_R, const Vec3& t) {
+    const Vec3 c = R * (0.5 * (m.lo + m.hi)) + t, e = abs_R * (0.5 * (m.hi - m.lo)) + Vec3::Constant(pad);
+    return !((c - e).array() > n.hi.array()).any() && !(n.lo.array() > (c + e).array()).any();
+  };
+  if (!meets(na, nb, rel.b_to_a, rel.abs_b_to_a, rel.t_b_to_a) || !meets(nb, na, rel.a_to_b, rel.abs_a_to_b, rel.t_a_to_b))
+    return false;
   leaves = na.count > 0 && nb.count > 0;
   if (leaves) return true;
   // Descend into the larger (or the only inner) node.
-  if (nb.count > 0 || (na.count == 0 && (ahi - alo).squaredNorm() >= (bhi - blo).squaredNorm()))
+  if (nb.count > 0 || (na.count == 0 && (na.hi - na.lo).squaredNorm() >= (nb.hi - nb.lo).squaredNorm()))
     kids = {{{i + 1, j}, {na.right, j}}};
   else
     kids = {{{i, j + 1}, {i, nb.right}}};
@@ -293,8 +297,8 @@ bool split_nodes(const Placed& a, const Placed& b, int i, int j, double pad, std
 }
 
 // The triangle pairs under node pair `root` whose bounds meet, intersected.
-void find_pairs(const Placed& a, const Placed& b, const Grid& g, std::pair<int, int> root, SurfaceWork& wa,
-                SurfaceWork& wb, MeshIntersectionStats& st) {
+void find_pairs(const Placed& a, const Placed& b, const RelativePose& rel, const Grid& g, std::pair<int, int> root,
+                SurfaceWork& wa, SurfaceWork& wb, MeshIntersectionStats& st) {
   const double pad = 2 * g.quantum;
   std::vector<std::pair<int, int>> stack{root};
   std::array<std::pair<int, int>, 2> kids;
@@ -303,7 +307,7 @@ void find_pairs(const Placed& a, const Placed& b, const Grid& g, std::pair<int, 
     const auto [i, j] = stack.back();
     stack.pop_back();
     bool leaves = false;
-    if (!split_nodes(a, b, i, j, pad, kids, leaves)) continue;
+    if (!split_nodes(a, b, rel, i, j, pad, kids, leaves)) continue;
     if (leaves) {
       const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
       for (int k = 0; k < na.count; ++k) leaf_a[k] = triangle(a, g, a.mesh->bvh_order[na.first + k]);
@@ -328,13 +332,14 @@ void find_pairs(const Placed& a, const Placed& b, const Grid& g, std::pair<int, 
 void intersect_surfaces(const Placed& a, const Placed& b, const Grid& g, SurfaceWork& wa, SurfaceWork& wb,
                         MeshIntersectionStats& st) {
   const double pad = 2 * g.quantum;
+  const RelativePose rel(a, b);
   std::vector<std::pair<int, int>> frontier{{0, 0}}, next;
   std::array<std::pair<int, int>, 2> kids;
   for (int level = 0; level < 4 && frontier.size() < kSubtrees; ++level) {  // breadth first, a few levels
     next.clear();
     for (const auto& [i, j] : frontier) {
       bool leaves = false;
-      if (!split_nodes(a, b, i, j, pad, kids, leaves)) continue;
+      if (!split_nodes(a, b, rel, i, j, pad, kids, leaves)) continue;
       if (leaves) next.push_back({i, j});
       else next.insert(next.end(), kids.begin(), kids.end());
     }
@@ -343,7 +348,7 @@ void intersect_surfaces(const Placed& a, const Placed& b, const Grid& g, Surface
   const std::size_t n = frontier.size();
   std::vector<SurfaceWork> work_a(n), work_b(n);
   std::vector<MeshIntersectionStats> stats(n);
-  auto run = [&](std::size_t k) { find_pairs(a, b, g, frontier[k], work_a[k], work_b[k], stats[k]); };
+  auto run = [&](std::size_t k) { find_pairs(a, b, rel, g, frontier[k], work_a[k], work_b[k], stats[k]); };
   if (tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1 && n > 1) {
     // Isolated: a waiting thread takes no other query's task, whose caches would interleave with this one's.
     tbb::this_task_arena::isolate([&] {
