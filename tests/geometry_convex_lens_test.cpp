@@ -36,22 +36,8 @@ struct CrossedReference {
 };
 CrossedReference crossed(double a, double b, double h) {
   const int n = 400;
-  std::vector<double> x(n), w(n);
-  for (int i = 0; i < n; ++i) {  // Gauss–Legendre on [−1, 1] by Newton on P_n
-    double z = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 0;
-    for (int it = 0; it < 100; ++it) {
-      double p0 = 1, p1 = z;
-      for (int k = 2; k <= n; ++k) {
-        const double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
-        p0 = p1, p1 = p2;
-      }
-      dp = n * (z * p1 - p0) / (z * z - 1);
-      const double dz = p1 / dp;
-      z -= dz;
-      if (std::abs(dz) < 1e-16) break;
-    }
-    x[i] = z, w[i] = 2 / ((1 - z * z) * dp * dp);
-  }
+  std::vector<double> x, w;
+  gauss_legendre(n, x, w);
   const double z0 = h - b, z1 = a, m = 0.5 * (z0 + z1), half = 0.5 * (z1 - z0);
   double V = 0, Mz = 0, Ixx = 0, Iyy = 0, Izz = 0;
   for (int i = 0; i < n; ++i) {

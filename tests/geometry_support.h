@@ -100,6 +100,26 @@ inline Solid bipyramid(int N, double r, double h) {
   return s;
 }
 
+// Gauss-Legendre nodes and weights on [-1, 1] (Newton on the Legendre recurrence).
+inline void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w) {
+  x.assign(n, 0), w.assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    double t = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 1;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1, p1 = t;
+      for (int k = 2; k <= n; ++k) {
+        const double p2 = ((2 * k - 1) * t * p1 - (k - 1) * p0) / k;
+        p0 = p1, p1 = p2;
+      }
+      dp = n * (t * p1 - p0) / (t * t - 1);
+      const double dt = p1 / dp;
+      t -= dt;
+      if (std::abs(dt) < 1e-16) break;
+    }
+    x[i] = t, w[i] = 2 / ((1 - t * t) * dp * dp);
+  }
+}
+
 // Uniformly distributed over rotations (a normalised Gaussian quaternion).
 inline Quat random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> g;
