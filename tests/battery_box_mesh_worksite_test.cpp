@@ -29,6 +29,7 @@
 #include "geometry/mesh.h"
 
 #include "tests/cli_support.h"
+#include "tests/validation_support.h"
 
 namespace {
 
@@ -192,13 +193,7 @@ double contact_distance(const HalfSpaces& P, const HalfSpaces& L) {
 
 // Runs vcsim on `scenario` with --set overrides into the test's temp dir; REQUIREs success.
 std::string simulate(const std::string& name, const std::string& scenario, const std::vector<std::string>& sets) {
-  const std::string out = (cli::temp_dir("bb_mesh_test") / (name + ".h5")).string();
-  std::string args = "run " + scenario + " -q --threads 1 -o " + out;
-  for (const auto& s : sets) args += " --set '" + s + "'";
-  const cli::Run r = cli::run(args);
-  INFO(args << "\n" << r.output);
-  REQUIRE(r.status == 0);
-  return out;
+  return validation::simulate(cli::temp_dir("bb_mesh_test"), name, scenario, sets);
 }
 int analyse(const std::string& code) { return cli::run_python_check(cli::temp_dir("bb_mesh_test"), cli::kCheckPrelude, code); }
 
