@@ -84,6 +84,7 @@ BuiltWorld build_world(const Scenario& scenario) {
 
   std::vector<Pose> poses, com_offsets;
   std::vector<Vec3> velocities, angular_velocities;
+  geo::MeshCache meshes;
   for (const BodySpec& spec : scenario.bodies) {
     RigidBody body;
     body.name = spec.name;
@@ -91,7 +92,7 @@ BuiltWorld build_world(const Scenario& scenario) {
     body.external_force = spec.external_force;
     body.external_torque = spec.external_torque;
     geo::BodyGeometry geometry;
-    if (spec.geometry) geometry = geo::make_body_geometry(*spec.geometry, base_dir);
+    if (spec.geometry) geometry = geo::make_body_geometry(*spec.geometry, base_dir, &meshes);
 
     Vec3 com = spec.center_of_mass;
     if ((spec.density || (spec.mass && !spec.inertia)) && !spec.fixed) {

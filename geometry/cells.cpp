@@ -180,11 +180,12 @@ Aabb world_bounds(const Cell& cell, const Pose& body_pose) {
   return b;
 }
 
-BodyGeometry make_body_geometry(const CsgNode& root, const std::string& base_dir) {
+BodyGeometry make_body_geometry(const CsgNode& root, const std::string& base_dir, MeshCache* shared_meshes) {
   const Dnf dnf = normalise(root, false);
   std::map<const CsgNode*, std::string> names;
   collect_names(root, "", names);
-  std::map<std::pair<std::string, double>, std::shared_ptr<const MeshLevelSet>> meshes;
+  MeshCache own_meshes;
+  MeshCache& meshes = shared_meshes ? *shared_meshes : own_meshes;
   BodyGeometry body;
   for (size_t k = 0; k < dnf.size(); ++k) {
     auto impl = std::make_shared<CellImpl>();

@@ -21,27 +21,26 @@ std::optional<std::vector<Plane>> convex_facet_planes(const TriangleMesh& mesh) 
     planes.push_back({u, u.dot(a)});
   }
   // Each directed edge (a, b) of a closed, consistently oriented mesh has its twin (b, a) in the neighbour.
-  std::map<std::pair<int, int>, int> owner;
-  for (size_t k = 0; k < mesh.triangles.size(); ++k)
-    for (int e = 0; e < 3; ++e) owner[{mesh.triangles[k][e], mesh.triangles[k][(e + 1) % 3]}] = static_cast<int>(k);
-  std::vector<int> parent(mesh.triangles.size());
+  const std::vector<HalfEdge> edges = half_edges_by_edge(mesh);
+  const auto& T = mesh.triangles;
+  std::vector<int> parent(T.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto root = [&](int x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
     return x;
   };
-  for (size_t k = 0; k < mesh.triangles.size(); ++k) {
-    const auto& t = mesh.triangles[k];
-    for (int e = 0; e < 3; ++e) {
-      const auto twin = owner.find({t[(e + 1) % 3], t[e]});
-      if (twin == owner.end()) return std::nullopt;  // open or inconsistently oriented
-      const auto& u = mesh.triangles[twin->second];
-      for (int j = 0; j < 3; ++j)  // the neighbour's vertex off the shared edge must not rise above this facet
-        if (u[j] != t[e] && u[j] != t[(e + 1) % 3] &&
-            planes[k].n.dot(mesh.vertices[u[j]]) - planes[k].d > slack)
-          return std::nullopt;
-      parent[root(static_cast<int>(k))] = root(twin->second);
-    }
+  for (size_t g = 0; g < edges.size(); g += 2) {
+    if (g + 1 >= edges.size() || edges[g + 1].key != edges[g].key ||
+        (g + 2 < edges.size() && edges[g + 2].key == edges[g].key))
+      return std::nullopt;  // open or not a manifold
+    const int h = edges[g].id, w = edges[g + 1].id, k = h / 3, u = w / 3;
+    if (T[k][h % 3] == T[u][w % 3]) return std::nullopt;  // both run the same way: inconsistently oriented
+    // Each facet's vertex off the shared edge must not rise above the other facet.
+    const int off_k = T[k][(h % 3 + 2) % 3], off_u = T[u][(w % 3 + 2) % 3];
+    if (planes[k].n.dot(mesh.vertices[off_u]) - planes[k].d > slack ||
+        planes[u].n.dot(mesh.vertices[off_k]) - planes[u].d > slack)
+      return std::nullopt;
+    parent[root(k)] = root(u);
   }
   for (size_t k = 0; k < mesh.triangles.size(); ++k)
     if (root(static_cast<int>(k)) != root(0)) return std::nullopt;  // several pieces

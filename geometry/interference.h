@@ -2,8 +2,10 @@
 // their intersection (undeformed shapes), its centroid, and its inertia tensor (unit density, about
 // the centroid) — the three quantities Gonthier's volumetric model is built on (thesis §4.1–4.2).
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "geometry/csg.h"
@@ -12,6 +14,7 @@
 namespace vcsim::geo {
 
 struct CellImpl;  // normalised, ready-to-query representation (defined in geometry/cells.cpp)
+struct MeshLevelSet;  // geometry/mesh.h
 
 // One cell: an intersection of primitives and complements of primitives, in the body frame.
 struct Cell {
@@ -24,9 +27,13 @@ struct BodyGeometry {
   std::vector<Cell> cells;
 };
 
+// Meshes already loaded, by (path, scale): bodies of the same mesh share one copy, loaded and checked once.
+using MeshCache = std::map<std::pair<std::string, double>, std::shared_ptr<const MeshLevelSet>>;
+
 // Normalises a CSG tree to disjoint cells. Throws GeometryError (naming the node's SourceLocation)
 // on bad geometry: negative sizes, empty cells, overlapping cells, open meshes, unknown files.
-BodyGeometry make_body_geometry(const CsgNode& root, const std::string& base_dir);
+// `meshes`: shared across the bodies of one world (nullptr: shared within this body only).
+BodyGeometry make_body_geometry(const CsgNode& root, const std::string& base_dir, MeshCache* meshes = nullptr);
 
 // Re-expresses a geometry in a shifted frame: every primitive pose p becomes offset.inverse() ∘ p.
 BodyGeometry transformed(const BodyGeometry& geometry, const Pose& offset);

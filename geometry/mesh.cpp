@@ -2,10 +2,12 @@
 
 #include <openvdb/tools/Interpolation.h>
 #include <openvdb/tools/MeshToVolume.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 
 #include "geometry/convex_mesh.h"
 #include "geometry/located_error.h"
@@ -44,44 +47,55 @@ struct Welder {
   }
 };
 
-void read_obj(std::istream& in, TriangleMesh& mesh, const std::string& path, const SourceLocation& where) {
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    std::istringstream ls(line);
-    std::string tag;
-    ls >> tag;
+// OBJ records parsed in place with std::from_chars (a string stream per line took ~1 s per million triangles).
+void read_obj(const std::string& text, TriangleMesh& mesh, const std::string& path, const SourceLocation& where) {
+  auto fail = [&](int line_no, const std::string& what) {
+    throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) + ": " + what);
+  };
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  std::vector<int> ids;
+  for (int line_no = 1; p < end; ++line_no) {
+    const char* eol = static_cast<const char*>(std::memchr(p, '\n', end - p));
+    if (!eol) eol = end;
+    auto token = [&](const char*& q) {  // the next blank-separated token of the line, [begin, q)
+      while (q < eol && blank(*q)) ++q;
+      const char* begin = q;
+      while (q < eol && !blank(*q)) ++q;
+      return std::string_view(begin, q - begin);
+    };
+    const char* q = p;
+    const std::string_view tag = token(q);
     if (tag == "v") {
-      double x, y, z;
-      if (!(ls >> x >> y >> z))
-        throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) + ": expected 'v x y z'");
-      mesh.vertices.emplace_back(x, y, z);
+      double x[3];
+      for (double& c : x) {
+        std::string_view t = token(q);
+        if (!t.empty() && t[0] == '+') t.remove_prefix(1);  // from_chars takes no '+'; the stream did
+        const auto [stop, ec] = std::from_chars(t.data(), t.data() + t.size(), c);
+        if (t.empty() || ec != std::errc() || stop != t.data() + t.size() || !std::isfinite(c))
+          fail(line_no, "expected 'v x y z' with finite numbers");
+      }
+      mesh.vertices.emplace_back(x[0], x[1], x[2]);
     } else if (tag == "f") {
-      std::vector<int> ids;
-      std::string tok;
-      while (ls >> tok) {
+      ids.clear();
+      for (std::string_view tok = token(q); !tok.empty(); tok = token(q)) {
         // "i", "i/t", "i/t/n", "i//n". Checked parse: std::stoi threw std::invalid_argument on "f2" (fuzzing,
         // issue 8, tests/fuzz/crashes/mesh-64333ae8de823356).
-        const std::string num = tok.substr(0, tok.find('/'));
-        char* end = nullptr;
-        errno = 0;
-        const long k = std::strtol(num.c_str(), &end, 10);
-        if (num.empty() || *end != '\0' || errno == ERANGE)
-          throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +
-                                         ": expected vertex indices in 'f' records; got '" + tok + "'");
+        const std::string_view num = tok.substr(0, tok.find('/'));
+        long k = 0;
+        const auto [stop, ec] = std::from_chars(num.data(), num.data() + num.size(), k);
+        if (num.empty() || ec != std::errc() || stop != num.data() + num.size())
+          fail(line_no, "expected vertex indices in 'f' records; got '" + std::string(tok) + "'");
         const long n = static_cast<long>(mesh.vertices.size());
         const long id = k > 0 ? k - 1 : n + k;  // negative indices count from the end
-        if (id < 0 || id >= n)
-          throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +
-                                         ": face refers to a vertex that does not exist");
+        if (id < 0 || id >= n) fail(line_no, "face refers to a vertex that does not exist");
         ids.push_back(static_cast<int>(id));
       }
-      if (ids.size() < 3)
-        throw GeometryError(where, "mesh '" + path + "' line " + std::to_string(line_no) +
-                                       ": expected a face with at least 3 vertices");
+      if (ids.size() < 3) fail(line_no, "expected a face with at least 3 vertices");
       for (size_t k = 1; k + 1 < ids.size(); ++k) mesh.triangles.push_back({ids[0], ids[k], ids[k + 1]});
     }
+    p = eol + 1;
   }
 }
 
@@ -175,6 +189,7 @@ void build_bvh(MeshLevelSet& m) {
     jobs.push_back({job.first + half, job.count - half, at});
     jobs.push_back({job.first, half, -1});
   }
+  m.bvh.shrink_to_fit();  // ~2n/3 nodes of 168 bytes: the mesh's largest array
   // Tetrahedron sums, children before parents (children have larger indices).
   for (int k = static_cast<int>(m.bvh.size()) - 1; k >= 0; --k) {
     MeshBvhNode& node = m.bvh[k];
@@ -237,12 +252,12 @@ TriangleMesh read_mesh(const std::string& path, const SourceLocation& where) {
   if (!in) throw GeometryError(where, "a readable mesh file (OBJ or STL), but '" + path + "' cannot be opened");
   TriangleMesh mesh;
   const std::string ext = lower_extension(path);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
   if (ext == "obj") {
-    read_obj(in, mesh, path, where);
+    read_obj(bytes.str(), mesh, path, where);
   } else if (ext == "stl") {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    read_stl(ss.str(), mesh, path, where);
+    read_stl(bytes.str(), mesh, path, where);
   } else {
     throw GeometryError(where, "a mesh file ending in .obj or .stl, got '" + path + "'");
   }
@@ -293,54 +308,77 @@ void check_closed(const TriangleMesh& mesh, const std::string& path, const Sourc
                                      std::to_string(k) + " (vertices " + std::to_string(t[0]) + ", " +
                                      std::to_string(t[1]) + ", " + std::to_string(t[2]) + ") has zero area");
   }
-  // Edges: in a closed, consistently oriented 2-manifold every edge (a, b) is run once in each direction.
-  std::map<std::pair<int, int>, std::vector<int>> uses;  // undirected edge -> triangles
-  std::map<std::pair<int, int>, int> directed;
-  for (size_t k = 0; k < T.size(); ++k)
-    for (int e = 0; e < 3; ++e) {
-      const int a = T[k][e], b = T[k][(e + 1) % 3];
-      uses[{std::min(a, b), std::max(a, b)}].push_back(static_cast<int>(k));
-      const auto [it, fresh] = directed.emplace(std::make_pair(a, b), static_cast<int>(k));
-      if (!fresh && uses[{std::min(a, b), std::max(a, b)}].size() <= 2)
-        throw GeometryError(where, "a consistently oriented mesh (each edge run once in each direction), but in '" +
-                                       path + "' triangles " + std::to_string(it->second) + " and " +
-                                       std::to_string(k) + " both run the edge from vertex " + std::to_string(a) +
-                                       " to vertex " + std::to_string(b) + ": one of them is flipped");
-    }
-  for (const auto& [edge, tris] : uses)
-    if (tris.size() != 2) {
-      std::ostringstream msg;
-      msg << "a closed mesh (every edge shared by exactly two triangles), but in '" << path << "' the edge "
-          << point_text(V[edge.first]) << "-" << point_text(V[edge.second]) << " (vertices " << edge.first << " and "
-          << edge.second << ") is used by " << tris.size() << " triangle" << (tris.size() == 1 ? "" : "s") << " (";
-      for (size_t k = 0; k < tris.size(); ++k) msg << (k ? ", " : "") << tris[k];
-      msg << (tris.size() == 1 ? "): the mesh is open there" : "): the mesh is not a manifold there");
-      throw GeometryError(where, msg.str());
-    }
-  // Vertices: the triangles around each must form one fan (two cones touching at a vertex do not).
-  std::vector<std::vector<int>> around(V.size());
-  for (size_t k = 0; k < T.size(); ++k)
-    for (int v : T[k]) around[v].push_back(static_cast<int>(k));
-  for (size_t v = 0; v < V.size(); ++v) {
-    const auto& fan = around[v];
-    if (fan.empty()) continue;
-    // Walk from the first triangle across the edges at v; every triangle must be reached.
-    std::vector<int> seen{fan[0]}, todo{fan[0]};
-    while (!todo.empty()) {
-      const int k = todo.back();
-      todo.pop_back();
-      for (int e = 0; e < 3; ++e) {
-        const int a = T[k][e], b = T[k][(e + 1) % 3];
-        if (a != static_cast<int>(v) && b != static_cast<int>(v)) continue;
-        for (int other : uses[{std::min(a, b), std::max(a, b)}])
-          if (std::find(seen.begin(), seen.end(), other) == seen.end()) seen.push_back(other), todo.push_back(other);
-      }
-    }
-    if (seen.size() != fan.size())
-      throw GeometryError(where, "a manifold mesh (the triangles around each vertex form one fan), but in '" + path +
-                                     "' the triangles around vertex " + std::to_string(v) + " " + point_text(V[v]) +
-                                     " form separate fans (the surface touches itself there)");
+  // Edges: in a closed, consistently oriented 2-manifold every edge (a, b) is run once in each direction. The
+  // half-edges sorted by their undirected edge put each edge's uses side by side, in triangle order.
+  const std::vector<HalfEdge> edges = half_edges_by_edge(mesh);
+  auto from = [&](int h) { return T[h / 3][h % 3]; };
+  auto to = [&](int h) { return T[h / 3][(h % 3 + 1) % 3]; };
+  // First, an edge whose first two uses run the same way (reported at the second use, in the file's order).
+  int flipped = -1;
+  for (size_t g = 0, end; g < edges.size(); g = end) {
+    for (end = g + 1; end < edges.size() && edges[end].key == edges[g].key;) ++end;
+    if (end - g >= 2 && from(edges[g].id) == from(edges[g + 1].id) &&
+        (flipped < 0 || edges[g + 1].id < edges[flipped + 1].id))
+      flipped = static_cast<int>(g);
   }
+  if (flipped >= 0) {
+    const int h0 = edges[flipped].id, h1 = edges[flipped + 1].id;
+    throw GeometryError(where, "a consistently oriented mesh (each edge run once in each direction), but in '" + path +
+                                   "' triangles " + std::to_string(h0 / 3) + " and " + std::to_string(h1 / 3) +
+                                   " both run the edge from vertex " + std::to_string(from(h1)) + " to vertex " +
+                                   std::to_string(to(h1)) + ": one of them is flipped");
+  }
+  for (size_t g = 0, end; g < edges.size(); g = end) {
+    for (end = g + 1; end < edges.size() && edges[end].key == edges[g].key;) ++end;
+    if (end - g == 2) continue;
+    const int a = std::min(from(edges[g].id), to(edges[g].id)), b = std::max(from(edges[g].id), to(edges[g].id));
+    std::ostringstream msg;
+    msg << "a closed mesh (every edge shared by exactly two triangles), but in '" << path << "' the edge "
+        << point_text(V[a]) << "-" << point_text(V[b]) << " (vertices " << a << " and " << b << ") is used by "
+        << end - g << " triangle" << (end - g == 1 ? "" : "s") << " (";
+    for (size_t k = g; k < end; ++k) msg << (k > g ? ", " : "") << edges[k].id / 3;
+    msg << (end - g == 1 ? "): the mesh is open there" : "): the mesh is not a manifold there");
+    throw GeometryError(where, msg.str());
+  }
+  // Vertices: the triangles around each must form one fan (two cones touching at a vertex do not). Every edge now
+  // has its twin, so the fan through a corner is walked across the edges leaving v, and must cover all of v's
+  // triangles.
+  std::vector<int> twin(3 * T.size());
+  for (size_t g = 0; g < edges.size(); g += 2) twin[edges[g].id] = edges[g + 1].id, twin[edges[g + 1].id] = edges[g].id;
+  std::vector<int> degree(V.size(), 0);
+  std::vector<char> walked(V.size(), 0);
+  for (const auto& t : T)
+    for (int v : t) ++degree[v];
+  for (size_t k = 0; k < T.size(); ++k)
+    for (int c = 0; c < 3; ++c) {
+      const int v = T[k][c];
+      if (walked[v]) continue;
+      walked[v] = 1;
+      int fan = 0, h = static_cast<int>(3 * k + c);  // the half-edge leaving v in triangle k
+      do {
+        ++fan;
+        const int back = twin[h];                  // runs into v in the neighbour
+        h = 3 * (back / 3) + (back % 3 + 1) % 3;   // the neighbour's half-edge leaving v
+      } while (h != static_cast<int>(3 * k + c) && fan <= degree[v]);
+      if (fan != degree[v])
+        throw GeometryError(where, "a manifold mesh (the triangles around each vertex form one fan), but in '" +
+                                       path + "' the triangles around vertex " + std::to_string(v) + " " +
+                                       point_text(V[v]) + " form separate fans (the surface touches itself there)");
+    }
+}
+
+std::vector<HalfEdge> half_edges_by_edge(const TriangleMesh& mesh) {
+  const std::uint64_t n = mesh.vertices.size();
+  std::vector<HalfEdge> edges;
+  edges.reserve(3 * mesh.triangles.size());
+  for (size_t k = 0; k < mesh.triangles.size(); ++k)
+    for (int e = 0; e < 3; ++e) {
+      const std::uint64_t a = mesh.triangles[k][e], b = mesh.triangles[k][(e + 1) % 3];
+      edges.push_back({std::min(a, b) * n + std::max(a, b), static_cast<int>(3 * k + e)});
+    }
+  std::sort(edges.begin(), edges.end(),
+            [](const HalfEdge& x, const HalfEdge& y) { return x.key < y.key || (x.key == y.key && x.id < y.id); });
+  return edges;
 }
 
 void check_not_self_intersecting(const MeshLevelSet& m, const std::string& path, const SourceLocation& where) {
@@ -396,14 +434,44 @@ double polyhedron_volume(const TriangleMesh& mesh) {
   return v / 6.0;
 }
 
+namespace {
+
+// Reports each loading stage's wall time on stderr for large meshes, so a user loading a million triangles sees
+// where the seconds go.
+class LoadStages {
+ public:
+  using Clock = std::chrono::steady_clock;
+  LoadStages(const std::string& path, bool report, Clock::time_point start)
+      : path_(path), report_(report), last_(start) {}
+  void done(const std::string& stage) {
+    const auto now = Clock::now();
+    if (report_)
+      std::cerr << "mesh '" << path_ << "': " << stage << " in "
+                << std::chrono::duration<double>(now - last_).count() << " s" << std::endl;
+    last_ = now;
+  }
+
+ private:
+  std::string path_;
+  bool report_;
+  Clock::time_point last_;
+};
+
+constexpr size_t kReportedTriangles = 200000;
+
+}  // namespace
+
 std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,
                                                         const SourceLocation& where) {
-  static std::once_flag init;
-  std::call_once(init, [] { openvdb::initialize(); });
+  const auto start = std::chrono::steady_clock::now();
   TriangleMesh mesh = read_mesh(path, where);
+  LoadStages stages(path, mesh.triangles.size() >= kReportedTriangles, start);
+  stages.done("read " + std::to_string(mesh.triangles.size()) + " triangles");
   check_closed(mesh, path, where);
+  stages.done("checked closed and manifold");
   for (Vec3& p : mesh.vertices) p *= scale;
   auto out = std::make_shared<MeshLevelSet>();
+  out->path = path;
   out->volume = polyhedron_volume(mesh);
   if (out->volume < 0) {
     // Every triangle faces inward (a consistently oriented closed mesh with a negative volume): the file's winding
@@ -413,34 +481,50 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
     for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
     out->volume = -out->volume;
   }
-  out->vertices = mesh.vertices;
-  out->triangles = mesh.triangles;
+  out->convex = convex_facet_planes(mesh).has_value();
+  stages.done("checked convexity");
+  out->vertices = std::move(mesh.vertices);
+  out->triangles = std::move(mesh.triangles);
   build_bvh(*out);
   build_topology(*out);
+  stages.done("built the hierarchy and topology");
   check_not_self_intersecting(*out, path, where);
-  out->convex = convex_facet_planes(mesh).has_value();
-  out->lo = out->hi = mesh.vertices[0];
-  for (const Vec3& p : mesh.vertices) out->lo = out->lo.cwiseMin(p), out->hi = out->hi.cwiseMax(p);
+  stages.done("checked for self-intersections");
+  out->lo = out->hi = out->vertices[0];
+  for (const Vec3& p : out->vertices) out->lo = out->lo.cwiseMin(p), out->hi = out->hi.cwiseMax(p);
   const double extent = (out->hi - out->lo).maxCoeff();
   if (!(extent > 0)) throw GeometryError(where, "a mesh with a non-zero extent in '" + path + "'");
-  // Voxel = extent/200: the trilinear surface error is O(voxel² curvature); 3 voxels of exterior
-  // band; the interior is filled completely so inside/outside is known everywhere.
+  // Voxel = extent/200: the trilinear surface error is O(voxel² curvature); 3 voxels of exterior band.
   out->voxel = extent / 200.0;
-  const float ex_band = 3.0f, in_band = static_cast<float>(extent / out->voxel) + 4.0f;
-  out->background = ex_band * out->voxel;
-  auto xform = openvdb::math::Transform::createLinearTransform(out->voxel);
-  std::vector<openvdb::Vec3s> points;
-  points.reserve(mesh.vertices.size());
-  for (const Vec3& p : mesh.vertices)
-    points.emplace_back(static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()));
-  std::vector<openvdb::Vec3I> tris;
-  tris.reserve(mesh.triangles.size());
-  for (const auto& t : mesh.triangles) tris.emplace_back(t[0], t[1], t[2]);
-  std::vector<openvdb::Vec4I> quads;
-  // Points in the primitive (world-of-the-grid) frame; meshToVolume maps them to index space.
-  out->grid = openvdb::tools::meshToSignedDistanceField<openvdb::FloatGrid>(*xform, points, tris, quads, ex_band,
-                                                                            in_band);
+  out->background = 3 * out->voxel;
   return out;
+}
+
+const openvdb::FloatGrid& MeshLevelSet::level_set() const {
+  // Isolated: the build's own TBB loops must not pick up an outer query task that would wait on this same flag.
+  std::call_once(level_set_built_, [this] { tbb::this_task_arena::isolate([this] {
+    static std::once_flag init;
+    std::call_once(init, [] { openvdb::initialize(); });
+    const auto start = std::chrono::steady_clock::now();
+    // The interior is filled completely so inside/outside is known everywhere.
+    const float ex_band = static_cast<float>(background / voxel);
+    const float in_band = static_cast<float>((hi - lo).maxCoeff() / voxel) + 4.0f;
+    auto xform = openvdb::math::Transform::createLinearTransform(voxel);
+    std::vector<openvdb::Vec3s> points;
+    points.reserve(vertices.size());
+    for (const Vec3& p : vertices)
+      points.emplace_back(static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()));
+    std::vector<openvdb::Vec3I> tris;
+    tris.reserve(triangles.size());
+    for (const auto& t : triangles) tris.emplace_back(t[0], t[1], t[2]);
+    std::vector<openvdb::Vec4I> quads;
+    // Points in the primitive (world-of-the-grid) frame; meshToVolume maps them to index space.
+    level_set_ = openvdb::tools::meshToSignedDistanceField<openvdb::FloatGrid>(*xform, points, tris, quads, ex_band,
+                                                                               in_band);
+    LoadStages(path, triangles.size() >= kReportedTriangles, start)
+        .done("built the signed-distance grid that the column engine reads (first mesh-against-curved query)");
+  }); });
+  return *level_set_;
 }
 
 double mesh_distance(const MeshLevelSet& mesh, const Vec3& x) {
@@ -452,8 +536,9 @@ double mesh_distance(const MeshLevelSet& mesh, const Vec3& x) {
     const Vec3 d = (mesh.lo - x).cwiseMax(x - mesh.hi).cwiseMax(0.0);
     return d.norm();
   }
-  openvdb::tree::ValueAccessor<const openvdb::FloatTree, false> acc(mesh.grid->tree());
-  const openvdb::Vec3d ijk = mesh.grid->transform().worldToIndex(openvdb::Vec3d(x.x(), x.y(), x.z()));
+  const openvdb::FloatGrid& grid = mesh.level_set();
+  openvdb::tree::ValueAccessor<const openvdb::FloatTree, false> acc(grid.tree());
+  const openvdb::Vec3d ijk = grid.transform().worldToIndex(openvdb::Vec3d(x.x(), x.y(), x.z()));
   return openvdb::tools::BoxSampler::sample(acc, ijk);
 }
 

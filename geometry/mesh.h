@@ -1,7 +1,9 @@
 // Closed triangle meshes (OBJ, ASCII or binary STL) as OpenVDB signed-distance grids.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,15 @@ TriangleMesh read_mesh(const std::string& path, const SourceLocation& where);
 // defect and where (triangle and vertex indices): a zero-area triangle, an open edge (used by one triangle), a
 // non-manifold edge (three or more) or vertex (separate fans), an edge run twice in one direction.
 void check_closed(const TriangleMesh& mesh, const std::string& path, const SourceLocation& where);
+
+// Half-edge 3k + e runs from triangles[k][e] to triangles[k][(e + 1) % 3]. Sorted by their undirected edge (key:
+// min vertex * vertex count + max vertex), then by id, so an edge's uses sit side by side in triangle order; in a
+// mesh that passed check_closed they come in twin pairs.
+struct HalfEdge {
+  std::uint64_t key;
+  int id;
+};
+std::vector<HalfEdge> half_edges_by_edge(const TriangleMesh& mesh);
 
 // Volume of the closed polyhedron (divergence theorem), for tests and diagnostics.
 double polyhedron_volume(const TriangleMesh& mesh);
@@ -52,12 +63,14 @@ struct MeshTopology {
   std::vector<Vec3> component_lo, component_hi;  // per piece: bounds, primitive frame
 };
 
-// The mesh converted once to a narrow-band (outside) / filled (inside) level set in its own frame.
-// Outside the band the stored value is the background (the band half-width): the true distance is
-// at least that, so the clamped value is still a valid conservative lower bound for culling.
+// A loaded mesh: its triangles, hierarchy and topology (every exact query reads these), and a narrow-band (outside)
+// / filled (inside) signed-distance grid in its own frame, built on first use: only the column engine reads it (a
+// mesh against a curved solid), so meshes that meet only planes and meshes never pay for it (docs/geometry.md,
+// "Loading meshes"). Outside the band the stored value is the background (the band half-width): the true distance
+// is at least that, so the clamped value is still a valid conservative lower bound for culling.
 struct MeshLevelSet {
-  openvdb::FloatGrid::Ptr grid;
-  double voxel = 0;       // m
+  std::string path;       // the file, for messages
+  double voxel = 0;       // m, the grid's
   double background = 0;  // m, exterior band half-width
   Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();  // bounds of the (scaled) mesh in the primitive frame
   double volume = 0;      // polyhedron volume of the scaled mesh
@@ -67,8 +80,17 @@ struct MeshLevelSet {
   std::vector<int> bvh_order;                 // triangle indices in leaf order
   MeshTopology topology;
   bool convex = false;  // the solid is convex: the intersection of its triangles' half-spaces (geometry/convex_mesh.h)
+
+  // The signed-distance grid, built by the first caller (thread-safe; the same grid whoever builds it).
+  const openvdb::FloatGrid& level_set() const;
+
+ private:
+  mutable std::once_flag level_set_built_;
+  mutable openvdb::FloatGrid::Ptr level_set_;
 };
 
+// Reads, checks and indexes a mesh file. Meshes of 200 000 triangles or more report each stage's time on stderr as
+// it ends (a million triangles take seconds).
 std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,
                                                         const SourceLocation& where);
 

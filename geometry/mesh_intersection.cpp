@@ -23,6 +23,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
 #include "geometry/exact_predicates.h"
@@ -89,8 +90,14 @@ Cache& thread_cache(int side) {
 
 std::atomic<std::uint64_t> g_query_number{0};
 
-// Subtree pairs the work is cut into (enough for a few threads, few enough that each is worth a task).
-constexpr std::size_t kSubtrees = 16;
+// Subtree pairs the work is cut into: several per thread, so that uneven subtrees still balance, few enough that
+// each is worth a task. The frontier is found breadth first over at most kFrontierLevels levels.
+constexpr std::size_t kSubtrees = 64;
+constexpr int kFrontierLevels = 10;
+
+bool parallel_allowed() {
+  return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1;
+}
 
 // One mesh placed in the query frame.
 struct Placed {
@@ -209,7 +216,7 @@ bool crossing_before(const Crossing& a, const Crossing& b) {
 
 // A segment of a triangle's region boundary, oriented.
 struct Piece {
-  int triangle;
+  int triangle, other;  // this mesh's triangle and the other mesh's, which cut it: one segment per such pair
   Vec3 from, to;
 };
 
@@ -270,8 +277,8 @@ void intersect_pair(int ia, const Triangle& ta, int ib, const Triangle& tb, cons
     ++st.inconsistent;
     return;
   }
-  wa.segments.push_back({ia, start, end});
-  wb.segments.push_back({ib, end, start});
+  wa.segments.push_back({ia, ib, start, end});
+  wb.segments.push_back({ib, ia, end, start});
 }
 
 // Whether node pair (i, j) can hold meeting triangles; if so, and not both leaves, its two children pairs.
@@ -335,7 +342,7 @@ void intersect_surfaces(const Placed& a, const Placed& b, const Grid& g, Surface
   const RelativePose rel(a, b);
   std::vector<std::pair<int, int>> frontier{{0, 0}}, next;
   std::array<std::pair<int, int>, 2> kids;
-  for (int level = 0; level < 4 && frontier.size() < kSubtrees; ++level) {  // breadth first, a few levels
+  for (int level = 0; level < kFrontierLevels && frontier.size() < kSubtrees; ++level) {
     next.clear();
     for (const auto& [i, j] : frontier) {
       bool leaves = false;
@@ -349,7 +356,7 @@ void intersect_surfaces(const Placed& a, const Placed& b, const Grid& g, Surface
   std::vector<SurfaceWork> work_a(n), work_b(n);
   std::vector<MeshIntersectionStats> stats(n);
   auto run = [&](std::size_t k) { find_pairs(a, b, rel, g, frontier[k], work_a[k], work_b[k], stats[k]); };
-  if (tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) > 1 && n > 1) {
+  if (parallel_allowed() && n > 1) {
     // Isolated: a waiting thread takes no other query's task, whose caches would interleave with this one's.
     tbb::this_task_arena::isolate([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1),
@@ -458,7 +465,11 @@ RawMoments surface_inside(const Placed& s, const Placed& o, SurfaceWork& w, cons
     scratch.set(topo.component_seed[c], vertex_inside(s, topo.component_seed[c], o, g));
   }
   // Triangles with segments are handled piece by piece; mark them.
-  std::sort(w.segments.begin(), w.segments.end(), [](const Piece& a, const Piece& b) { return a.triangle < b.triangle; });
+  // In a canonical order, so the sums do not depend on the order the traversal found the pairs in (a cold query, a
+  // warm one, any frontier): the same bits.
+  std::sort(w.segments.begin(), w.segments.end(), [](const Piece& a, const Piece& b) {
+    return a.triangle != b.triangle ? a.triangle < b.triangle : a.other < b.other;
+  });
   for (const Piece& p : w.segments) scratch.triangle_stamp[p.triangle] = scratch.epoch;
   auto is_crossed = [&](int a, int b) { return std::binary_search(crossed.begin(), crossed.end(), edge_key(a, b)); };
   // Spread "inside" across uncrossed edges; untouched triangles reached are wholly inside.
@@ -533,11 +544,20 @@ RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, con
   a.query = b.query = ++g_query_number;
   SurfaceWork wa, wb;
   intersect_surfaces(a, b, g, wa, wb, st);
-  scratch_a.begin(mesh_a);  // after the parallel part, on this thread
+  scratch_a.begin(mesh_a);  // the calling thread's scratch, one per side, so the two halves may run at once
   scratch_b.begin(mesh_b);
-  RawMoments m = surface_inside(a, b, wa, g, st);
-  m += surface_inside(b, a, wb, g, st);
-  return m;
+  // ∂A inside B and ∂B inside A are independent; each is deterministic, and they are added in this order.
+  RawMoments in_b, in_a;
+  MeshIntersectionStats st_b, st_a;
+  auto half_a = [&] { in_b = surface_inside(a, b, wa, g, st_b); };
+  auto half_b = [&] { in_a = surface_inside(b, a, wb, g, st_a); };
+  if (parallel_allowed())
+    tbb::this_task_arena::isolate([&] { tbb::parallel_invoke(half_a, half_b); });
+  else
+    half_a(), half_b();
+  for (const MeshIntersectionStats* h : {&st_b, &st_a}) st.crossings += h->crossings, st.ray_tests += h->ray_tests;
+  in_b += in_a;
+  return in_b;
 }
 
 }  // namespace vcsim::geo
