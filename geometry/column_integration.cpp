@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "geometry/column_internal.h"
+#include "geometry/mesh_closest.h"
 
 namespace vcsim::geo {
 
@@ -48,6 +49,34 @@ double cell_distance(const CellPrimitives& cell, const Pose& body_pose, const Ve
 Vec3 cell_gradient(const CellPrimitives& cell, const Pose& body_pose, const Vec3& x_world, double h) {
   std::vector<Placed> prims;  // placed once for the six evaluations
   for (const auto& cp : cell) prims.push_back(place(cp, body_pose, Pose{}));
+  const bool has_mesh =
+      std::any_of(prims.begin(), prims.end(), [](const Placed& p) { return p.kind == PrimitiveKind::Mesh; });
+  if (has_mesh) {
+    // The gradient of the active primitive (the largest signed distance): a mesh's exact, from its closest surface
+    // point (geometry/mesh_closest.h), so that no closed-form query builds the mesh's distance grid; any other's by
+    // central differences.
+    double phi = -kInf;
+    Vec3 g = Vec3::Zero();
+    for (const Placed& p : prims) {
+      const Vec3 x = p.A * x_world + p.b;
+      const double sign = p.complement ? -1 : 1;
+      double d;
+      Vec3 grad;
+      if (p.kind == PrimitiveKind::Mesh) {
+        const MeshClosest c = mesh_closest(*p.mesh, x);
+        d = c.distance;
+        grad = p.A.transpose() * c.gradient;  // A: a rotation for meshes (scaled at load)
+      } else {
+        d = sdf_local(p, x);
+        for (int k = 0; k < 3; ++k) {
+          const Vec3 e = Vec3::Unit(k) * h;
+          grad[k] = (sdf_local(p, p.A * (x_world + e) + p.b) - sdf_local(p, p.A * (x_world - e) + p.b)) / (2 * h);
+        }
+      }
+      if (sign * d > phi) phi = sign * d, g = sign * grad;
+    }
+    return g;
+  }
   Vec3 g;
   for (int k = 0; k < 3; ++k) {
     const Vec3 e = Vec3::Unit(k) * h;

@@ -502,7 +502,7 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
 
 const openvdb::FloatGrid& MeshLevelSet::level_set() const {
   // Isolated: the build's own TBB loops must not pick up an outer query task that would wait on this same flag.
-  std::call_once(level_set_built_, [this] { tbb::this_task_arena::isolate([this] {
+  std::call_once(level_set_once_, [this] { tbb::this_task_arena::isolate([this] {
     static std::once_flag init;
     std::call_once(init, [] { openvdb::initialize(); });
     const auto start = std::chrono::steady_clock::now();
@@ -521,6 +521,7 @@ const openvdb::FloatGrid& MeshLevelSet::level_set() const {
     // Points in the primitive (world-of-the-grid) frame; meshToVolume maps them to index space.
     level_set_ = openvdb::tools::meshToSignedDistanceField<openvdb::FloatGrid>(*xform, points, tris, quads, ex_band,
                                                                                in_band);
+    level_set_ready_ = true;
     LoadStages(path, triangles.size() >= kReportedTriangles, start)
         .done("built the signed-distance grid that the column engine reads (first mesh-against-curved query)");
   }); });

@@ -1,6 +1,7 @@
 // Closed triangle meshes (OBJ, ASCII or binary STL) as OpenVDB signed-distance grids.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -83,10 +84,12 @@ struct MeshLevelSet {
 
   // The signed-distance grid, built by the first caller (thread-safe; the same grid whoever builds it).
   const openvdb::FloatGrid& level_set() const;
+  bool level_set_built() const { return level_set_ready_.load(); }
 
  private:
-  mutable std::once_flag level_set_built_;
+  mutable std::once_flag level_set_once_;
   mutable openvdb::FloatGrid::Ptr level_set_;
+  mutable std::atomic<bool> level_set_ready_{false};
 };
 
 // Reads, checks and indexes a mesh file. Meshes of 200 000 triangles or more report each stage's time on stderr as

@@ -27,34 +27,6 @@ using namespace geometry_support;
 
 namespace {
 
-// A prism of height H over a counter-clockwise polygon whose cap is fanned from vertex `apex` (which must see every
-// other vertex: any vertex of a convex polygon, the reflex vertex of an L).
-Solid prism(const std::vector<Vec3>& poly, double H, int apex) {
-  Solid s;
-  const int N = static_cast<int>(poly.size());
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), 0);
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), H);
-  for (int k = 0; k < N; ++k) {
-    const int j = (k + 1) % N;
-    s.f.push_back({k, j, N + j});
-    s.f.push_back({k, N + j, N + k});
-  }
-  for (int k = 1; k + 1 < N; ++k) {
-    const int a = (apex + k) % N, b = (apex + k + 1) % N;
-    s.f.push_back({apex, b, a});              // bottom, facing -z
-    s.f.push_back({N + apex, N + a, N + b});  // top, facing +z
-  }
-  return s;
-}
-
-// The unit-free box [0, sx] x [0, sy] x [0, sz] as a mesh (centred by the loader's frame: the file's coordinates).
-Solid box_solid(const Vec3& lo, const Vec3& hi) {
-  Solid s = prism({Vec3(lo.x(), lo.y(), 0), Vec3(hi.x(), lo.y(), 0), Vec3(hi.x(), hi.y(), 0), Vec3(lo.x(), hi.y(), 0)},
-                  hi.z() - lo.z(), 0);
-  for (Vec3& p : s.v) p.z() += lo.z();
-  return s;
-}
-
 std::shared_ptr<const MeshLevelSet> load(const Solid& s, const std::string& name) {
   return load_mesh_level_set(write_obj(s, name), 1.0, SourceLocation{});
 }
