@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Deterministic benchmark meshes (issue 16): writes rock_700.obj, rock_100k.obj, bowl_1000.obj next to this file.
+"""Deterministic benchmark meshes (issue 16): writes rock_700.obj, rock_100k.obj, bowl_1000.obj next to this file
+(and with --huge rock_1m.obj, 1 003 520 triangles, for the loading benchmark).
 
 rock: the surface r(u) = e(u) * (1 + 0.04 u_x u_y + 0.03 u_z^2) over the unit direction u, e(u) the ellipsoid
 (0.06, 0.05, 0.04) m, sampled on a latitude-longitude grid of 24 x 15 (672 triangles), and the same shape over an
@@ -9,6 +10,7 @@ triangles. Every mesh is checked closed (each
 directed edge has its twin), outward (positive signed volume) and of Euler characteristic 2."""
 import math
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -144,6 +146,8 @@ def write(name, v, f):
 
 
 if __name__ == "__main__":
+    if "--huge" in sys.argv:  # the loading benchmark's million triangles (~10 s, 48 MB; benchmarks/bench_mesh_load)
+        write("rock_1m.obj", *rock_geodesic(224))
     write("rock_700.obj", *rock_geodesic(6))
     write("rock_100k.obj", *rock_geodesic(71))
     write("bowl_1000.obj", *bowl())
