@@ -5,6 +5,8 @@
 
 #include <random>
 
+#include <tbb/parallel_for.h>
+
 #include "geometry/cell_impl.h"
 #include "geometry/interference.h"
 #include "geometry/mesh_closest.h"
@@ -118,4 +120,26 @@ TEST_CASE("A mesh against planes or a mesh: the normal estimate is the surface's
   CHECK(both.normal_estimate.z() < -0.9);  // from the box (j) toward the rock (i) below it
   for (const Cell* c : {&mesh_cell, &rock_cell})
     for (const auto& p : c->impl->prims) CHECK_FALSE(p.mesh->level_set_built());
+}
+
+TEST_CASE("The distance grid: built once, on first use, by concurrent callers", "[geometry][mesh]") {
+  const auto mesh =
+      load_mesh_level_set(std::string(VCSIM_SOURCE_DIR) + "/benchmarks/meshes/rock_700.obj", 1.0, SourceLocation{});
+  REQUIRE_FALSE(mesh->level_set_built());  // loading does not build it
+  std::vector<Vec3> x;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-0.08, 0.08);
+  for (int k = 0; k < 64; ++k) x.emplace_back(u(rng), u(rng), u(rng));
+  // Many tasks ask at once (the build runs its own TBB loops inside one of them: isolated, so no caller deadlocks).
+  std::vector<double> concurrent(x.size());
+  tbb::parallel_for(std::size_t(0), x.size(), [&](std::size_t k) { concurrent[k] = mesh_distance(*mesh, x[k]); });
+  REQUIRE(mesh->level_set_built());
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    CHECK(mesh_distance(*mesh, x[k]) == concurrent[k]);  // one grid: the same value bit for bit
+    // Against the exact distance: the sign wherever the point is a few voxels from the surface (the grid rounds
+    // the surface at the voxel scale, extent/200; outside its 3-voxel band it returns the band, a lower bound).
+    const double exact = mesh_closest(*mesh, x[k]).distance;
+    if (std::abs(exact) > 2 * mesh->voxel) CHECK((concurrent[k] < 0) == (exact < 0));
+    if (exact < -2 * mesh->voxel) CHECK(concurrent[k] == Approx(exact).margin(mesh->voxel));
+  }
 }
