@@ -7,6 +7,7 @@
 #include <tbb/global_control.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -36,7 +37,10 @@ Quat attitude(int k) {
 
 }  // namespace
 
-int main() {
+// Usage: bench_curved_pairs [name-prefix [attitude]]: only the pairs whose name starts with the prefix.
+int main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";
+  const int only_attitude = argc > 2 ? std::atoi(argv[2]) : -1;
   struct Pair {
     std::string name;
     Primitive a, b;
@@ -56,8 +60,10 @@ int main() {
   reference.closed_forms = false;
   reference.tolerance = 1e-5;
   for (const Pair& p : pairs) {
+    if (p.name.rfind(only, 0) != 0) continue;
     const Cell a = bench::one_cell(p.a), b = bench::one_cell(p.b);
     for (int k = 0; k < 3; ++k) {
+      if (only_attitude >= 0 && k != only_attitude) continue;
       // b above a at attitude k, lowered until V reaches 1e-9, 1e-8 and 1e-7 m³ (bisection on the height).
       const Quat qb = attitude(k);
       // Over the tube for the ball (the torus's hole would let it through), near the axis otherwise.

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <vector>
 
+#include "geometry/lens_rules.h"
 #include "geometry/line_sets.h"
 
 namespace vcsim::geo {
@@ -13,35 +17,7 @@ namespace {
 using lines::kInf;
 using lines::Placed;
 using lines::Span;
-
-constexpr double kPi = 3.14159265358979323846;
-// Clenshaw–Curtis rules of order N (N + 1 nodes −cos(kπ/N) on [−1, 1], ascending) with the order-N/2 rule on every
-// other node: its error bounds the finer rule's and is the estimate.
-struct CcRule {
-  int n = 0;
-  std::vector<double> x, w, w_half;
-};
-std::vector<double> cc_weights(int n) {
-  std::vector<double> w(n + 1);
-  for (int k = 0; k <= n; ++k) {
-    double s = 0;
-    for (int j = 1; j <= n / 2; ++j) s += (2 * j == n ? 1.0 : 2.0) / (4.0 * j * j - 1) * std::cos(2.0 * j * k * kPi / n);
-    w[k] = (k == 0 || k == n ? 1.0 : 2.0) / n * (1 - s);
-  }
-  return w;
-}
-CcRule make_rule(int n) {
-  CcRule r;
-  r.n = n;
-  r.w = cc_weights(n), r.w_half = cc_weights(n / 2);
-  for (int k = 0; k <= n; ++k) r.x.push_back(-std::cos(k * kPi / n));
-  return r;
-}
-// 16 at tolerances down to 1e-4 (measured: V within 1e-6 on crossed cylinders), 32 below.
-const CcRule& cc_rule(double tolerance) {
-  static const CcRule r16 = make_rule(16), r32 = make_rule(32);
-  return tolerance >= 1e-4 ? r16 : r32;
-}
+using namespace lens;
 
 // A column of the lens: the signed gap G = min(hi) − max(lo) over every primitive's chord (negative outside the
 // footprint, continuous across its rim for quadrics), and which faces bound it.
@@ -64,62 +40,170 @@ struct Sums {
   }
 };
 
+// What a row looks like: the faces along it (consecutive duplicates removed) and the faces just beyond its ends.
+// The row integral F(u) is smooth while this stays the same; where it changes (a footprint corner, a kink curve
+// starting or ending) F has a kink or a power-law point, located by bisection on the shape.
+struct RowShape {
+  std::vector<long> sigs;
+  long out_lo = 0, out_hi = 0;
+  bool empty = true;
+  bool operator==(const RowShape& o) const {
+    return empty == o.empty && (empty || sigs == o.sigs);
+  }
+};
+
+struct Row {
+  double u = 0, mid = 0;  // mid: a column inside the row (for the next row's start)
+  Sums sums;
+  RowShape shape;
+  bool ok = true;
+  int switches_left = 0;  // face switches a row may still split at
+};
+
+// Splits at face switches (in a row) and at row shape changes (across rows) before giving up: a footprint with more
+// corners and kink curves than this is left to the column engine.
+constexpr int kMaxSwitches = 8;
+
 struct Lens {
   std::vector<Placed> prims;
+  Vec3 lo, hi;  // the overlap of the two cells' boxes
+  double size = 0, tolerance = 0;
   long evaluations = 0;
+  bool ok = true;
+  int switches_left = 0;  // face switches a row may still split at
 
   Column at(double u, double v) {
     ++evaluations;
     Column c;
-    double lo = -kInf, hi = kInf;
+    double lo_z = -kInf, hi_z = kInf;
     long slo = 0, shi = 0;
     for (size_t k = 0; k < prims.size(); ++k) {
       const Placed& p = prims[k];
       const Span s = lines::line_span(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2));
-      if (s.lo > lo) lo = s.lo, slo = static_cast<long>(k) * 8 + s.face_lo;
-      if (s.hi < hi) hi = s.hi, shi = static_cast<long>(k) * 8 + s.face_hi;
+      if (s.lo > lo_z) lo_z = s.lo, slo = static_cast<long>(k) * 8 + s.face_lo;
+      if (s.hi < hi_z) hi_z = s.hi, shi = static_cast<long>(k) * 8 + s.face_hi;
     }
-    c.lo = lo, c.hi = hi, c.sig = slo * 4096 + shi;
-    c.G = std::isfinite(hi - lo) ? hi - lo : -kInf;
+    c.lo = lo_z, c.hi = hi_z, c.sig = slo * 4096 + shi;
+    c.G = std::isfinite(hi_z - lo_z) ? hi_z - lo_z : -kInf;
     return c;
   }
-};
-
-// Golden-section search for the maximum of f on [a, b] (f quasi-concave there).
-template <class F>
-double argmax(const F& f, double a, double b, int iterations, double& best) {
-  const double g = 0.5 * (std::sqrt(5.0) - 1);
-  double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = f(x1), f2 = f(x2);
-  for (int it = 0; it < iterations; ++it) {
-    if (f1 >= f2) b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = f(x1);
-    else a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = f(x2);
+  // One primitive's chord end (lo or hi) along the column at (u, v).
+  double end_of(size_t k, bool upper, double u, double v) {
+    ++evaluations;
+    const Placed& p = prims[k];
+    const Span s = lines::line_span(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2));
+    return upper ? s.hi : s.lo;
   }
-  best = std::max(f1, f2);
-  return f1 >= f2 ? x1 : x2;
-}
 
-// The zero of f between `in` (f > 0) and `out` (f <= 0): false position with the Illinois step, bisection where f is
-// not finite. Returns a point on the inside within `tol`.
-template <class F>
-double rim(const F& f, double in, double f_in, double out, double f_out, double tol) {
-  int side = 0;
-  for (int it = 0; it < 100 && std::abs(out - in) > tol; ++it) {
-    double x = 0.5 * (in + out);
-    if (std::isfinite(f_out) && std::isfinite(f_in) && f_in != f_out) x = in - f_in * (out - in) / (f_out - f_in);
-    if (!(x > std::min(in, out) && x < std::max(in, out))) x = 0.5 * (in + out);
-    const double fx = f(x);
-    if (fx > 0) {
-      in = x, f_in = fx;
-      if (side == 1) f_out *= 0.5;
-      side = 1;
-    } else {
-      out = x, f_out = fx;
-      if (side == -1) f_in *= 0.5;
-      side = -1;
+  // The edge of the row at u between an inside column (y_in) and the box's side `y_out`.
+  Edge row_edge(double u, double y_in, const Column& c_in, double y_out) {
+    const Column c_out = at(u, y_out);
+    if (c_out.G > 0) return Edge{y_out, y_out, c_out.sig, c_out.sig};  // the row reaches the box: cut there
+    auto column = [&](double y) {
+      const Column c = at(u, y);
+      return std::pair<double, long>(c.G, c.sig);
+    };
+    return find_edge(column, y_in, c_in.G, c_in.sig, y_out, c_out.G, c_out.sig, 1e-10 * size);
+  }
+
+  // Where the faces bounding the row at u switch between ya (signature sa) and yb (sb): false position on the
+  // difference of the two primitives' chord ends when one end changes hands between primitives, else bisection.
+  double face_switch(double u, double ya, long sa, double yb, long sb) {
+    const double tol = 1e-10 * size;
+    const long loa = sa / 4096, lob = sb / 4096, hia = sa % 4096, hib = sb % 4096;
+    const bool lo_changes = loa != lob, hi_changes = hia != hib;
+    if (lo_changes != hi_changes) {
+      const long fa = lo_changes ? loa : hia, fb = lo_changes ? lob : hib;
+      const size_t ka = static_cast<size_t>(fa / 8), kb = static_cast<size_t>(fb / 8);
+      if (ka != kb) {
+        // lo: max of the ends, so lo_a − lo_b ≥ 0 at ya and < 0 at yb; hi (a min): the other way round.
+        const double sign = lo_changes ? 1.0 : -1.0;
+        auto d = [&](double y) {
+          return std::pair<double, long>(sign * (end_of(ka, !lo_changes, u, y) - end_of(kb, !lo_changes, u, y)), 0);
+        };
+        const double da = d(ya).first, db = d(yb).first;
+        if (std::isfinite(da) && std::isfinite(db) && da >= 0 && db < 0) {
+          if (da == 0) return ya;
+          const Edge e = find_edge(d, ya, da, 0, yb, db, 0, tol);
+          return 0.5 * (e.in + e.out);
+        }
+      }
+    }
+    while (std::abs(yb - ya) > tol) {
+      const double ym = 0.5 * (ya + yb);
+      (at(u, ym).sig == sa ? ya : yb) = ym;
+    }
+    return 0.5 * (ya + yb);
+  }
+
+  // ∫ over [a, b] of the row at u, added to `sums`; signature changes split it (at most `depth` levels).
+  // `allowed`: the absolute error allowed on ∫G.
+  bool segment(double u, double a, double b, double allowed, int depth, Sums& sums, std::vector<long>* sigs) {
+    // The sine map gives the segment's ends weight 0: only the interior nodes are evaluated (an end sits on a face
+    // switch or on the row's edge, where its faces are ambiguous anyway).
+    std::array<Column, 17> col;
+    std::array<double, 17> y;
+    const Mapped m16(cc_rule(16), a, b);
+    for (int k = 2; k < 16; k += 2) y[k] = m16.x[k], col[k] = at(u, y[k]);
+    int step = 2;
+    for (;;) {
+      // A change of faces between neighbouring nodes: split there, each side on its own.
+      for (int k = step; k + 2 * step <= 16; k += step) {
+        if (col[k].sig == col[k + step].sig || !(col[k].G > 0) || !(col[k + step].G > 0)) continue;
+        if (std::getenv("LENS_DEBUG")) std::fprintf(stderr, "  seg u %g [%.9g %.9g] depth %d switch %lx %lx at %d\n", u, a, b, depth, col[k].sig, col[k+step].sig, k);
+        if (switches_left-- <= 0) return false;
+        const double c = face_switch(u, y[k], col[k].sig, y[k + step], col[k + step].sig);
+        return segment(u, a, c, 0.5 * allowed, depth, sums, sigs) && segment(u, c, b, 0.5 * allowed, depth, sums, sigs);
+      }
+      const Mapped& fine = step == 2 ? Mapped(cc_rule(8), a, b) : m16;
+      const Mapped coarse(cc_rule(step == 2 ? 4 : 8), a, b);
+      Sums f, c;
+      for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], u, y[k], col[k]);
+      for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], u, y[k], col[k]);
+      if (allowed < 0) allowed = -allowed * 0.25 * tolerance * std::abs(f.s[0]);
+      if (std::abs(f.s[0] - c.s[0]) / 8 <= allowed || step == 1) {
+        if (std::abs(f.s[0] - c.s[0]) / 8 > allowed) {
+          if (std::getenv("LENS_DEBUG")) std::fprintf(stderr, "  seg u %g [%.9g %.9g] depth %d err %g allowed %g f %g\n", u, a, b, depth, std::abs(f.s[0] - c.s[0]) / 8, allowed, f.s[0]);
+          if (depth == 0) return false;
+          const double mid = 0.5 * (a + b);
+          return segment(u, a, mid, 0.5 * allowed, depth - 1, sums, sigs) &&
+                 segment(u, mid, b, 0.5 * allowed, depth - 1, sums, sigs);
+        }
+        sums.add(1.0, f);
+        if (sigs)
+          for (int k = step; k < 16; k += step)
+            if (col[k].G > 0 && (sigs->empty() || sigs->back() != col[k].sig)) sigs->push_back(col[k].sig);
+        return true;
+      }
+      step = 1;
+      for (int k = 1; k < 16; k += 2) y[k] = m16.x[k], col[k] = at(u, y[k]);
     }
   }
-  return in;
-}
+
+  // The row at u: its ends, then its integral. y_guess: a column likely inside (the previous row's middle).
+  Row row(double u, double y_guess) {
+    Row r;
+    r.u = u, r.mid = y_guess;
+    double y_in = y_guess;
+    Column c_in = at(u, y_in);
+    if (!(c_in.G > 0)) {
+      double g;
+      y_in = argmax([&](double y) { return at(u, y).G; }, lo.y(), hi.y(), 25, g);
+      c_in = at(u, y_in);
+      if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
+    }
+    const Edge e0 = row_edge(u, y_in, c_in, lo.y()), e1 = row_edge(u, y_in, c_in, hi.y());
+    r.shape.empty = false;
+    r.shape.out_lo = e0.sig_out, r.shape.out_hi = e1.sig_out;
+    r.mid = 0.5 * (e0.in + e1.in);
+    // allowed < 0: the row's integral, estimated first on 9 nodes, sets the error allowed (a quarter of the tolerance).
+    const double allowed = -1;
+    switches_left = kMaxSwitches;
+    r.ok = segment(u, e0.in, e1.in, allowed, 3, r.sums, &r.shape.sigs);
+    if (!r.ok && std::getenv("LENS_DEBUG")) std::fprintf(stderr, "row %g [%g %g] failed, allowed %g\n", u, e0.in, e1.in, allowed);
+    return r;
+  }
+};
 
 }  // namespace
 
@@ -135,17 +219,17 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& columns) {
   if (!convex_lens_pair(a, b)) return std::nullopt;
   Lens lens;
+  lens.tolerance = tolerance;
   for (const CellPrimitive& p : a) lens.prims.push_back(lines::place(p, pose_a, frame));
   const size_t na = lens.prims.size();
   for (const CellPrimitive& p : b) lens.prims.push_back(lines::place(p, pose_b, frame));
   Vec3 lo_a, hi_a, lo_b, hi_b;
   lines::placed_cell_bounds(lens.prims, 0, na, lo_a, hi_a);
   lines::placed_cell_bounds(lens.prims, na, lens.prims.size(), lo_b, hi_b);
-  const Vec3 lo = lo_a.cwiseMax(lo_b), hi = hi_a.cwiseMin(hi_b);
+  lens.lo = lo_a.cwiseMax(lo_b), lens.hi = hi_a.cwiseMin(hi_b);
+  const Vec3 &lo = lens.lo, &hi = lens.hi;
   if ((lo.array() >= hi.array()).any() || !lo.allFinite() || !hi.allFinite()) return std::nullopt;
-  const double size = std::max(hi.x() - lo.x(), hi.y() - lo.y());
-  const CcRule& cc = cc_rule(tolerance);
-  const int kN = cc.n;
+  lens.size = std::max(hi.x() - lo.x(), hi.y() - lo.y());
   auto finish = [&](std::optional<RawMoments> m) {
     columns += lens.evaluations;
     return m;
@@ -164,77 +248,82 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   auto row_max = [&](double x) {
     double best;
     argmax([&](double y) { return lens.at(x, y).G; }, lo.y(), hi.y(), kGolden, best);
-    return best;
+    return std::pair<double, long>(best, 0);
   };
-  const double tol_u = 1e-10 * size;
-  const double g_lo = row_max(lo.x()), g_hi = row_max(hi.x());
-  const double u0 = g_lo > 0 ? lo.x() : rim(row_max, u, g_best, lo.x(), g_lo, tol_u);
-  const double u1 = g_hi > 0 ? hi.x() : rim(row_max, u, g_best, hi.x(), g_hi, tol_u);
+  const double tol_u = 1e-10 * lens.size;
+  const double g_lo = row_max(lo.x()).first, g_hi = row_max(hi.x()).first;
+  const double u0 = g_lo > 0 ? lo.x() : find_edge(row_max, u, g_best, 0, lo.x(), g_lo, 0, tol_u).in;
+  const double u1 = g_hi > 0 ? hi.x() : find_edge(row_max, u, g_best, 0, hi.x(), g_hi, 0, tol_u).in;
 
-  // One row: its ends (false position on G from its highest column), split where the bounding faces change,
-  // each piece by the 17- and 9-node rules.
-  bool ok = true;
-  double y_guess = v;  // a column inside the previous row (the footprint is convex: its rows' middles are close)
-  auto row = [&](double x, Sums& fine, Sums& coarse) {
-    double y_in = y_guess, g_in = lens.at(x, y_in).G;
-    if (!(g_in > 0)) y_in = argmax([&](double y) { return lens.at(x, y).G; }, lo.y(), hi.y(), kGolden, g_in);
-    if (!(g_in > 0)) return;  // a row at the footprint's tip
-    auto G = [&](double y) { return lens.at(x, y).G; };
-    const double tol_v = 1e-10 * size;
-    const double gl = G(lo.y()), gh = G(hi.y());
-    const double v0 = gl > 0 ? lo.y() : rim(G, y_in, g_in, lo.y(), gl, tol_v);
-    const double v1 = gh > 0 ? hi.y() : rim(G, y_in, g_in, hi.y(), gh, tol_v);
-    y_guess = 0.5 * (v0 + v1);
-    auto piece = [&](double a0, double a1, std::vector<Column>& col) {
-      const double mid = 0.5 * (a0 + a1), half = 0.5 * (a1 - a0);
-      for (int k = 0; k <= kN; ++k) col[k] = lens.at(x, mid + half * cc.x[k]);
-      for (int k = 0; k <= kN; ++k) fine.add(half * cc.w[k], x, mid + half * cc.x[k], col[k]);
-      for (int k = 0; k <= kN / 2; ++k) coarse.add(half * cc.w_half[k], x, mid + half * cc.x[2 * k], col[2 * k]);
-    };
-    std::vector<Column> col(kN + 1);
-    Sums f0 = fine, c0 = coarse;
-    piece(v0, v1, col);
-    // The faces bounding the interior nodes: one signature, or split at each change.
-    std::vector<double> cuts;
-    const double mid = 0.5 * (v0 + v1), half = 0.5 * (v1 - v0);
-    for (int k = 1; k + 1 < kN; ++k) {
-      if (col[k].sig == col[k + 1].sig) continue;
-      double ya = mid + half * cc.x[k], yb = mid + half * cc.x[k + 1];
-      const long s = col[k].sig;
-      while (yb - ya > tol_v) {
-        const double ym = 0.5 * (ya + yb);
-        (lens.at(x, ym).sig == s ? ya : yb) = ym;
+  // The outer integral over [u0, u1]: rows at the sine-mapped Clenshaw–Curtis nodes, 9 then 17 per segment,
+  // segments split where the rows' shape changes.
+  double y_guess = v;
+  auto row_at = [&](double x) {
+    Row r = lens.row(x, y_guess);
+    if (!r.shape.empty) y_guess = r.mid;
+    return r;
+  };
+  Sums total;
+  double error = 0;
+  int kinks_left = kMaxSwitches;
+  const bool debug = std::getenv("LENS_DEBUG") != nullptr;
+  // Returns false when the segment cannot meet its share of the error.
+  std::function<bool(double, double, double, int)> outer = [&](double s0, double s1, double allowed, int depth) {
+    // allowed < 0: the top segment, whose first estimate of V sets the error allowed (half the tolerance).
+    std::array<Row, 17> rows;
+    const Mapped m16(cc_rule(16), s0, s1);
+    for (int k = 2; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
+    int step = 2;
+    for (;;) {
+      const Mapped fine(cc_rule(16 / step), s0, s1), coarse(cc_rule(8 / step), s0, s1);
+      Sums f, c;
+      for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], rows[k].sums);
+      for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], rows[k].sums);
+      bool rows_ok = true;
+      for (int k = step; k < 16; k += step) rows_ok = rows_ok && rows[k].ok;
+      const double e = rows_ok ? std::abs(f.s[0] - c.s[0]) / 8 : kInf;
+      if (allowed < 0) allowed = 0.5 * tolerance * std::abs(f.s[0]);  // the first pass sets the scale of V
+      if (debug) std::fprintf(stderr, "outer [%g %g] step %d: %g (allowed %g) depth %d\n", s0, s1, step, e, allowed, depth);
+      if (e <= allowed) {
+        total.add(1.0, f);
+        error += e;
+        return true;
       }
-      cuts.push_back(0.5 * (ya + yb));
-    }
-    if (cuts.empty()) return;
-    fine = f0, coarse = c0;  // redo by pieces
-    double start = v0;
-    cuts.push_back(v1);
-    for (double end : cuts) {
-      piece(start, end, col);
-      for (int k = 1; k + 1 < kN; ++k)
-        if (col[k].G > 0 && col[k + 1].G > 0 && col[k].sig != col[k + 1].sig) ok = false;  // still a kink inside
-      start = end;
+      if (step == 1) {
+        // Both rules disagree: split where the rows' shape changes (a kink of F located), else in halves.
+          for (int k = step; k + 2 * step < 17; k += step) {
+          if (rows[k].shape == rows[k + step].shape) continue;
+          if (kinks_left-- <= 0) return false;
+          // The shape changes between rows k and k + step: bisect on it.
+          if (debug) {
+            auto pr = [](const RowShape& r) { std::fprintf(stderr, " [%d %lx %lx:", r.empty, r.out_lo, r.out_hi); for (long q : r.sigs) std::fprintf(stderr, " %lx", q); std::fprintf(stderr, "]"); };
+            std::fprintf(stderr, "shape change u %g %g:", rows[k].u, rows[k+step].u); pr(rows[k].shape); pr(rows[k+step].shape); std::fprintf(stderr, "\n");
+          }
+          double ua = rows[k].u, ub = rows[k + step].u;
+          const RowShape sa = rows[k].shape;
+          while (ub - ua > 1e-5 * (u1 - u0)) {  // a kink misplaced by δ costs ~δ²: 1e-10 of V
+            y_guess = 0.5 * (rows[k].mid + rows[k + step].mid);
+            const double um = 0.5 * (ua + ub);
+            (lens.row(um, y_guess).shape == sa ? ua : ub) = um;
+          }
+          const double c = 0.5 * (ua + ub);
+          y_guess = rows[k].mid;
+          return outer(s0, c, 0.5 * allowed, depth) && outer(c, s1, 0.5 * allowed, depth);
+        }
+        if (depth == 0) return false;
+        const double mid = 0.5 * (s0 + s1);
+        return outer(s0, mid, 0.5 * allowed, depth - 1) && outer(mid, s1, 0.5 * allowed, depth - 1);
+      }
+      step = 1;
+      for (int k = 1; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
     }
   };
-
-  // Rows at the 17 Clenshaw–Curtis nodes across [u0, u1]; the outer 9-node rule reuses every other row.
-  const double um = 0.5 * (u0 + u1), uh = 0.5 * (u1 - u0);
-  Sums total, total_coarse_outer, inner_error;
-  for (int k = 1; k < kN; ++k) {  // (the end rows are the footprint's tips: empty)
-    Sums fine, coarse;
-    row(um + uh * cc.x[k], fine, coarse);
-    total.add(uh * cc.w[k], fine);
-    if (k % 2 == 0) total_coarse_outer.add(uh * cc.w_half[k / 2], fine);
-    for (int j = 0; j < 10; ++j) inner_error.s[j] += uh * cc.w[k] * std::abs(fine.s[j] - coarse.s[j]);
-  }
+  const bool ok_outer = outer(u0, u1, -1, 4);
   const double V = total.s[0];
-  if (!ok || !(V > 0)) return finish(std::nullopt);
-  // Both estimates within the tolerance. Each is the half-order rule's error; the full rule's is smaller by 2^p with
-  // p ≥ 5 at the footprint's ends (the rows' integral vanishes like (u − u0)^(3/2)) and more inside; 2^3 is taken.
-  const double outer_v = std::abs(V - total_coarse_outer.s[0]) / 8, inner_v = inner_error.s[0] / 8;
-  if (outer_v > 0.5 * tolerance * V || inner_v > 0.5 * tolerance * V) return finish(std::nullopt);
+  if (debug)
+    std::fprintf(stderr, "lens: ok_outer %d rows ok %d V %g error %g evaluations %ld\n", ok_outer, lens.ok, V, error,
+                 lens.evaluations);
+  if (!ok_outer || !lens.ok || !(V > 0)) return finish(std::nullopt);
 
   RawMoments m;
   const auto& s = total.s;

@@ -1,0 +1,94 @@
+// The one-dimensional tools of the convex lens quadrature (geometry/convex_lens.cpp): nested Clenshaw–Curtis rules
+// under a sine map, a bracketed edge search, a golden-section maximum. Header-only, pure.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace vcsim::geo::lens {
+
+// Clenshaw–Curtis rule with n intervals on [−1, 1]: nodes −cos(kπ/n), ascending. Rule n/2's node j is rule n's
+// node 2j, so halving the rule reuses every other evaluation (the difference is the error estimate).
+struct CcRule {
+  int n = 0;
+  std::array<double, 17> t{}, w{};
+};
+inline CcRule make_cc_rule(int n) {
+  constexpr double kPi = 3.14159265358979323846;
+  CcRule r;
+  r.n = n;
+  for (int k = 0; k <= n; ++k) {
+    double s = 0;
+    for (int j = 1; j <= n / 2; ++j) s += (2 * j == n ? 1.0 : 2.0) / (4.0 * j * j - 1) * std::cos(2.0 * j * k * kPi / n);
+    r.w[k] = (k == 0 || k == n ? 1.0 : 2.0) / n * (1 - s);
+    r.t[k] = -std::cos(k * kPi / n);
+  }
+  return r;
+}
+inline const CcRule& cc_rule(int n) {
+  static const CcRule r4 = make_cc_rule(4), r8 = make_cc_rule(8), r16 = make_cc_rule(16);
+  return n <= 4 ? r4 : n <= 8 ? r8 : r16;
+}
+
+// A rule's nodes and weights on [a, b] under the sine map x = m − h cos θ, θ = π (1 + t) / 2 (m, h: the interval's
+// middle and half-width): ∫ f dx = ∫ f(x(t)) h (π/2) sin θ dt. The factor sin θ vanishes like the distance from
+// either end to the power ½, so an integrand with square-root ends (a row across a disc, a footprint's rounded tip)
+// becomes smooth in t and the rule converges geometrically instead of like n⁻³. Exact for smooth integrands in the
+// limit; the ends get weight 0.
+struct Mapped {
+  std::array<double, 17> x{}, w{};
+  Mapped(const CcRule& r, double a, double b) {
+    constexpr double kPi = 3.14159265358979323846;
+    const double m = 0.5 * (a + b), h = 0.5 * (b - a);
+    for (int k = 0; k <= r.n; ++k) {
+      const double theta = 0.5 * kPi * (1 + r.t[k]);
+      x[k] = k == 0 ? a : k == r.n ? b : m - h * std::cos(theta);
+      w[k] = r.w[k] * h * 0.5 * kPi * std::sin(theta);
+    }
+  }
+};
+
+// The edge of a set {f > 0} between `in` (f > 0) and `out` (f <= 0): false position with the Illinois step,
+// bisection where f is not finite, to within `tol`. f returns (value, signature); both sides are returned with their
+// signatures (which faces bound the set just inside and just outside).
+struct Edge {
+  double in = 0, out = 0;
+  long sig_in = 0, sig_out = 0;
+};
+template <class F>
+Edge find_edge(const F& f, double in, double f_in, long s_in, double out, double f_out, long s_out,
+               double tol) {
+  int side = 0;
+  for (int it = 0; it < 100 && std::abs(out - in) > tol; ++it) {
+    double x = 0.5 * (in + out);
+    if (std::isfinite(f_out) && std::isfinite(f_in) && f_in != f_out) x = in - f_in * (out - in) / (f_out - f_in);
+    if (!(x > std::min(in, out) && x < std::max(in, out))) x = 0.5 * (in + out);
+    const auto [fx, sx] = f(x);
+    if (fx > 0) {
+      in = x, f_in = fx, s_in = sx;
+      if (side == 1) f_out *= 0.5;
+      side = 1;
+    } else {
+      out = x, f_out = fx, s_out = sx;
+      if (side == -1) f_in *= 0.5;
+      side = -1;
+    }
+  }
+  return Edge{in, out, s_in, s_out};
+}
+
+// Golden-section search for the maximum of f on [a, b] (f quasi-concave there).
+template <class F>
+double argmax(const F& f, double a, double b, int iterations, double& best) {
+  const double g = 0.5 * (std::sqrt(5.0) - 1);
+  double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = f(x1), f2 = f(x2);
+  for (int it = 0; it < iterations; ++it) {
+    if (f1 >= f2) b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = f(x1);
+    else a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = f(x2);
+  }
+  best = std::max(f1, f2);
+  return f1 >= f2 ? x1 : x2;
+}
+
+}  // namespace vcsim::geo::lens
