@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
           (interference(a, Pose{}, b, Pose{at + Vec3(0, 0, z), qb}).volume > target ? lo : hi) = z;
         }
         const Pose pb{at + Vec3(0, 0, hi), qb};
-        const Interference x = interference(a, Pose{}, b, pb);
+        QueryOptions mine;
+        if (const char* t = std::getenv("BENCH_TOLERANCE")) mine.tolerance = std::atof(t);
+        const Interference x = interference(a, Pose{}, b, pb, mine);
         const Interference r = interference(a, Pose{}, b, pb, reference);
         const double us = bench::median_us([&] { interference(a, Pose{}, b, pb); }, 7, 0.2);
         std::printf("| %s | %d | %.2e | %ld | %+.1e | %.1f |\n", p.name.c_str(), k, x.volume, x.columns,

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -85,6 +83,17 @@ struct Lens {
     }
     c.lo = lo_z, c.hi = hi_z, c.sig = slo * 4096 + shi;
     c.G = std::isfinite(hi_z - lo_z) ? hi_z - lo_z : -kInf;
+    if (c.G == -kInf) {
+      // A column parallel to a cylinder's side and outside it misses it everywhere: no chord, not even an inverted
+      // one. The searches for a maximum and for an edge need G to grow toward the footprint there, so it becomes
+      // minus the largest distance of the column's point at z = 0 from the primitives it misses (negative, finite).
+      double miss = 0;
+      for (const Placed& p : prims) {
+        const Vec3 x = p.A.col(0) * u + p.A.col(1) * v + p.b;
+        miss = std::max(miss, lines::sdf_local(p, x));
+      }
+      c.G = -std::max(miss, 1e-300);
+    }
     return c;
   }
   // One primitive's chord end (lo or hi) along the column at (u, v).
@@ -150,7 +159,6 @@ struct Lens {
       // A change of faces between neighbouring nodes: split there, each side on its own.
       for (int k = step; k + 2 * step <= 16; k += step) {
         if (col[k].sig == col[k + step].sig || !(col[k].G > 0) || !(col[k + step].G > 0)) continue;
-        if (std::getenv("LENS_DEBUG")) std::fprintf(stderr, "  seg u %g [%.9g %.9g] depth %d switch %lx %lx at %d\n", u, a, b, depth, col[k].sig, col[k+step].sig, k);
         if (switches_left-- <= 0) return false;
         const double c = face_switch(u, y[k], col[k].sig, y[k + step], col[k + step].sig);
         return segment(u, a, c, 0.5 * allowed, depth, sums, sigs) && segment(u, c, b, 0.5 * allowed, depth, sums, sigs);
@@ -163,7 +171,6 @@ struct Lens {
       if (allowed < 0) allowed = -allowed * 0.25 * tolerance * std::abs(f.s[0]);
       if (std::abs(f.s[0] - c.s[0]) / 8 <= allowed || step == 1) {
         if (std::abs(f.s[0] - c.s[0]) / 8 > allowed) {
-          if (std::getenv("LENS_DEBUG")) std::fprintf(stderr, "  seg u %g [%.9g %.9g] depth %d err %g allowed %g f %g\n", u, a, b, depth, std::abs(f.s[0] - c.s[0]) / 8, allowed, f.s[0]);
           if (depth == 0) return false;
           const double mid = 0.5 * (a + b);
           return segment(u, a, mid, 0.5 * allowed, depth - 1, sums, sigs) &&
@@ -199,8 +206,13 @@ struct Lens {
     // allowed < 0: the row's integral, estimated first on 9 nodes, sets the error allowed (a quarter of the tolerance).
     const double allowed = -1;
     switches_left = kMaxSwitches;
-    r.ok = segment(u, e0.in, e1.in, allowed, 3, r.sums, &r.shape.sigs);
-    if (!r.ok && std::getenv("LENS_DEBUG")) std::fprintf(stderr, "row %g [%g %g] failed, allowed %g\n", u, e0.in, e1.in, allowed);
+    // Faces that bound the row's ends but none of its nodes (a ring of a cone's side around its flat top, thinner
+    // than the nodes' spacing) would go unseen: split where the faces change between each edge and the inside.
+    const double c0 = e0.sig_in == c_in.sig ? e0.in : face_switch(u, e0.in, e0.sig_in, y_in, c_in.sig);
+    const double c1 = e1.sig_in == c_in.sig ? e1.in : face_switch(u, y_in, c_in.sig, e1.in, e1.sig_in);
+    r.ok = (c0 == e0.in || segment(u, e0.in, c0, allowed, 3, r.sums, &r.shape.sigs)) &&
+           segment(u, c0, c1, allowed, 3, r.sums, &r.shape.sigs) &&
+           (c1 == e1.in || segment(u, c1, e1.in, allowed, 3, r.sums, &r.shape.sigs));
     return r;
   }
 };
@@ -266,7 +278,6 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   Sums total;
   double error = 0;
   int kinks_left = kMaxSwitches;
-  const bool debug = std::getenv("LENS_DEBUG") != nullptr;
   // Returns false when the segment cannot meet its share of the error.
   std::function<bool(double, double, double, int)> outer = [&](double s0, double s1, double allowed, int depth) {
     // allowed < 0: the top segment, whose first estimate of V sets the error allowed (half the tolerance).
@@ -283,7 +294,6 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
       for (int k = step; k < 16; k += step) rows_ok = rows_ok && rows[k].ok;
       const double e = rows_ok ? std::abs(f.s[0] - c.s[0]) / 8 : kInf;
       if (allowed < 0) allowed = 0.5 * tolerance * std::abs(f.s[0]);  // the first pass sets the scale of V
-      if (debug) std::fprintf(stderr, "outer [%g %g] step %d: %g (allowed %g) depth %d\n", s0, s1, step, e, allowed, depth);
       if (e <= allowed) {
         total.add(1.0, f);
         error += e;
@@ -295,10 +305,6 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
           if (rows[k].shape == rows[k + step].shape) continue;
           if (kinks_left-- <= 0) return false;
           // The shape changes between rows k and k + step: bisect on it.
-          if (debug) {
-            auto pr = [](const RowShape& r) { std::fprintf(stderr, " [%d %lx %lx:", r.empty, r.out_lo, r.out_hi); for (long q : r.sigs) std::fprintf(stderr, " %lx", q); std::fprintf(stderr, "]"); };
-            std::fprintf(stderr, "shape change u %g %g:", rows[k].u, rows[k+step].u); pr(rows[k].shape); pr(rows[k+step].shape); std::fprintf(stderr, "\n");
-          }
           double ua = rows[k].u, ub = rows[k + step].u;
           const RowShape sa = rows[k].shape;
           while (ub - ua > 1e-5 * (u1 - u0)) {  // a kink misplaced by δ costs ~δ²: 1e-10 of V
@@ -318,11 +324,36 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
       for (int k = 1; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
     }
   };
-  const bool ok_outer = outer(u0, u1, -1, 4);
+  // Kinks of F right at the footprint's tips (a corner where a disc's rim meets a strip's edge, a ring of a cone's
+  // side around its flat top) lie between the tip and the first node, where no two rows compare and where the sine
+  // map hides them from the estimate. A row next to each tip is compared with the first interior row, the faces just
+  // beyond their ends included, and the outer integral split where the shape changes.
+  auto same = [](const Row& p, const Row& q) {
+    return p.shape == q.shape && (p.shape.empty || (p.shape.out_lo == q.shape.out_lo && p.shape.out_hi == q.shape.out_hi));
+  };
+  std::vector<double> cuts{u0};
+  {
+    const Mapped m8(cc_rule(8), u0, u1);
+    const double span = u1 - u0;
+    for (int side = 0; side < 2; ++side) {
+      y_guess = v;
+      const Row inner = lens.row(m8.x[side ? 7 : 1], y_guess);
+      const Row tip = lens.row(side ? u1 - 1e-4 * span : u0 + 1e-4 * span, inner.mid);
+      if (inner.shape.empty || same(inner, tip)) continue;
+      double ua = tip.u, ub = inner.u;  // ua: the tip's shape
+      while (std::abs(ub - ua) > 1e-6 * span) {
+        const double um = 0.5 * (ua + ub);
+        (same(lens.row(um, inner.mid), tip) ? ua : ub) = um;
+      }
+      cuts.push_back(0.5 * (ua + ub));
+    }
+  }
+  cuts.push_back(u1);
+  std::sort(cuts.begin(), cuts.end());
+  y_guess = v;
+  bool ok_outer = true;
+  for (size_t i = 0; i + 1 < cuts.size() && ok_outer; ++i) ok_outer = outer(cuts[i], cuts[i + 1], -1, 4);
   const double V = total.s[0];
-  if (debug)
-    std::fprintf(stderr, "lens: ok_outer %d rows ok %d V %g error %g evaluations %ld\n", ok_outer, lens.ok, V, error,
-                 lens.evaluations);
   if (!ok_outer || !lens.ok || !(V > 0)) return finish(std::nullopt);
 
   RawMoments m;
