@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   QueryOptions reference;
   reference.closed_forms = false;
   reference.tolerance = 1e-5;
+  if (const char* t = std::getenv("BENCH_REFERENCE_TOLERANCE")) reference.tolerance = std::atof(t);
   for (const Pair& p : pairs) {
     if (p.name.rfind(only, 0) != 0) continue;
     const Cell a = bench::one_cell(p.a), b = bench::one_cell(p.b);

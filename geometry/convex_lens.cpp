@@ -21,6 +21,7 @@ using namespace lens;
 // footprint, continuous across its rim for quadrics), and which faces bound it.
 struct Column {
   double G = -kInf, lo = 0, hi = 0;
+  double E = -kInf;  // for the searches: G, finite (negative) also where G is −∞ (below)
   long sig = 0;
 };
 
@@ -46,7 +47,7 @@ struct RowShape {
   long out_lo = 0, out_hi = 0;
   bool empty = true;
   bool operator==(const RowShape& o) const {
-    return empty == o.empty && (empty || sigs == o.sigs);
+    return empty == o.empty && (empty || (sigs == o.sigs && out_lo == o.out_lo && out_hi == o.out_hi));
   }
 };
 
@@ -60,7 +61,7 @@ struct Row {
 
 // Splits at face switches (in a row) and at row shape changes (across rows) before giving up: a footprint with more
 // corners and kink curves than this is left to the column engine.
-constexpr int kMaxSwitches = 8;
+constexpr int kMaxSwitches = 16;
 
 struct Lens {
   std::vector<Placed> prims;
@@ -77,22 +78,23 @@ struct Lens {
     long slo = 0, shi = 0;
     for (size_t k = 0; k < prims.size(); ++k) {
       const Placed& p = prims[k];
-      const Span s = lines::line_span(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2));
+      const Vec3 o = p.A.col(0) * u + p.A.col(1) * v + p.b, w = p.A.col(2);
+      const Span s = lines::line_span(p, o, w);
       if (s.lo > lo_z) lo_z = s.lo, slo = static_cast<long>(k) * 8 + s.face_lo;
       if (s.hi < hi_z) hi_z = s.hi, shi = static_cast<long>(k) * 8 + s.face_hi;
     }
     c.lo = lo_z, c.hi = hi_z, c.sig = slo * 4096 + shi;
     c.G = std::isfinite(hi_z - lo_z) ? hi_z - lo_z : -kInf;
+    c.E = c.G;
     if (c.G == -kInf) {
       // A column parallel to a cylinder's side and outside it misses it everywhere: no chord, not even an inverted
-      // one. The searches for a maximum and for an edge need G to grow toward the footprint there, so it becomes
-      // minus the largest distance of the column's point at z = 0 from the primitives it misses (negative, finite).
+      // one. The searches for a maximum and for an edge need E to grow toward the footprint there: minus the largest
+      // distance of the column's point at z = 0 from the primitives (negative, finite). One signature for every such
+      // column (the faces that won the max and min say nothing there).
       double miss = 0;
-      for (const Placed& p : prims) {
-        const Vec3 x = p.A.col(0) * u + p.A.col(1) * v + p.b;
-        miss = std::max(miss, lines::sdf_local(p, x));
-      }
-      c.G = -std::max(miss, 1e-300);
+      for (const Placed& p : prims) miss = std::max(miss, lines::sdf_local(p, p.A.col(0) * u + p.A.col(1) * v + p.b));
+      c.E = -std::max(miss, 1e-300);
+      c.sig = -1;
     }
     return c;
   }
@@ -110,9 +112,9 @@ struct Lens {
     if (c_out.G > 0) return Edge{y_out, y_out, c_out.sig, c_out.sig};  // the row reaches the box: cut there
     auto column = [&](double y) {
       const Column c = at(u, y);
-      return std::pair<double, long>(c.G, c.sig);
+      return std::pair<double, long>(c.E, c.sig);
     };
-    return find_edge(column, y_in, c_in.G, c_in.sig, y_out, c_out.G, c_out.sig, 1e-10 * size);
+    return find_edge(column, y_in, c_in.E, c_in.sig, y_out, c_out.E, c_out.sig, 1e-10 * size);
   }
 
   // Where the faces bounding the row at u switch between ya (signature sa) and yb (sb): false position on the
@@ -195,7 +197,7 @@ struct Lens {
     Column c_in = at(u, y_in);
     if (!(c_in.G > 0)) {
       double g;
-      y_in = argmax([&](double y) { return at(u, y).G; }, lo.y(), hi.y(), 25, g);
+      y_in = argmax([&](double y) { return at(u, y).E; }, lo.y(), hi.y(), 25, g);
       c_in = at(u, y_in);
       if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
     }
@@ -251,15 +253,15 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   constexpr int kGolden = 25;  // 0.618^25 = 6e-6 of the range: the maximum is flat, its value good to ~1e-11
   double u = 0.5 * (lo.x() + hi.x()), v = 0.5 * (lo.y() + hi.y()), g_best = -kInf;
   for (int round = 0; round < 3; ++round) {
-    v = argmax([&](double y) { return lens.at(u, y).G; }, lo.y(), hi.y(), kGolden, g_best);
-    u = argmax([&](double x) { return lens.at(x, v).G; }, lo.x(), hi.x(), kGolden, g_best);
+    v = argmax([&](double y) { return lens.at(u, y).E; }, lo.y(), hi.y(), kGolden, g_best);
+    u = argmax([&](double x) { return lens.at(x, v).E; }, lo.x(), hi.x(), kGolden, g_best);
   }
   if (!(g_best > 0)) return finish(std::nullopt);  // not found: the column engine decides
 
   // The footprint's extent in u: where the row's highest column reaches zero.
   auto row_max = [&](double x) {
     double best;
-    argmax([&](double y) { return lens.at(x, y).G; }, lo.y(), hi.y(), kGolden, best);
+    argmax([&](double y) { return lens.at(x, y).E; }, lo.y(), hi.y(), kGolden, best);
     return std::pair<double, long>(best, 0);
   };
   const double tol_u = 1e-10 * lens.size;
@@ -279,58 +281,59 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   double error = 0;
   int kinks_left = kMaxSwitches;
   // Returns false when the segment cannot meet its share of the error.
+  const double kink_precision = 1e-5 * (u1 - u0);
+  // The u where the shape changes between rows ra and rb (bisection; a kink misplaced by δ costs ~δ² of V).
+  auto kink_between = [&](const Row& ra, const Row& rb) {
+    double ua = ra.u, ub = rb.u;
+    const double y_inside = 0.5 * (ra.mid + rb.mid);  // inside: the footprint is convex
+    while (std::abs(ub - ua) > kink_precision) {
+      const double um = 0.5 * (ua + ub);
+      (lens.row(um, y_inside).shape == ra.shape ? ua : ub) = um;
+    }
+    return 0.5 * (ua + ub);
+  };
+  // The outer integral over [s0, s1]: rows at the sine-mapped Clenshaw–Curtis nodes, 9 then 17. Where neighbouring
+  // rows differ in shape, F has a kink between them: located, and each side integrated on its own. Otherwise the
+  // 9-node rule against the 5-node one, then 17 against 9, then halves. allowed < 0: the segment's first estimate
+  // of its integral sets the error allowed (half the tolerance). False when the segment cannot meet it.
   std::function<bool(double, double, double, int)> outer = [&](double s0, double s1, double allowed, int depth) {
-    // allowed < 0: the top segment, whose first estimate of V sets the error allowed (half the tolerance).
     std::array<Row, 17> rows;
     const Mapped m16(cc_rule(16), s0, s1);
     for (int k = 2; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
-    int step = 2;
-    for (;;) {
+    for (int step = 2;; step = 1) {
+      for (int k = step; k + 2 * step <= 16; k += step) {
+        if (rows[k].shape == rows[k + step].shape) continue;
+        // A kink already located at the segment's end shows again between rows closer to it than its precision.
+        if (rows[k].u - s0 < 2 * kink_precision || s1 - rows[k + step].u < 2 * kink_precision) continue;
+        if (kinks_left-- <= 0) return false;
+        const double c = kink_between(rows[k], rows[k + step]);
+        y_guess = rows[k].mid;
+        return outer(s0, c, 0.5 * allowed, depth) && outer(c, s1, 0.5 * allowed, depth);
+      }
       const Mapped fine(cc_rule(16 / step), s0, s1), coarse(cc_rule(8 / step), s0, s1);
       Sums f, c;
-      for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], rows[k].sums);
-      for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], rows[k].sums);
       bool rows_ok = true;
-      for (int k = step; k < 16; k += step) rows_ok = rows_ok && rows[k].ok;
+      for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], rows[k].sums), rows_ok &= rows[k].ok;
+      for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], rows[k].sums);
+      if (allowed < 0) allowed = -allowed * 0.5 * tolerance * std::abs(f.s[0]);
+      // The half-order rule's error over 8: the finer rule's, with p ≥ 3 (F smooth between kinks, ends sine-mapped).
       const double e = rows_ok ? std::abs(f.s[0] - c.s[0]) / 8 : kInf;
-      if (allowed < 0) allowed = 0.5 * tolerance * std::abs(f.s[0]);  // the first pass sets the scale of V
       if (e <= allowed) {
         total.add(1.0, f);
         error += e;
         return true;
       }
       if (step == 1) {
-        // Both rules disagree: split where the rows' shape changes (a kink of F located), else in halves.
-          for (int k = step; k + 2 * step < 17; k += step) {
-          if (rows[k].shape == rows[k + step].shape) continue;
-          if (kinks_left-- <= 0) return false;
-          // The shape changes between rows k and k + step: bisect on it.
-          double ua = rows[k].u, ub = rows[k + step].u;
-          const RowShape sa = rows[k].shape;
-          while (ub - ua > 1e-5 * (u1 - u0)) {  // a kink misplaced by δ costs ~δ²: 1e-10 of V
-            y_guess = 0.5 * (rows[k].mid + rows[k + step].mid);
-            const double um = 0.5 * (ua + ub);
-            (lens.row(um, y_guess).shape == sa ? ua : ub) = um;
-          }
-          const double c = 0.5 * (ua + ub);
-          y_guess = rows[k].mid;
-          return outer(s0, c, 0.5 * allowed, depth) && outer(c, s1, 0.5 * allowed, depth);
-        }
         if (depth == 0) return false;
         const double mid = 0.5 * (s0 + s1);
         return outer(s0, mid, 0.5 * allowed, depth - 1) && outer(mid, s1, 0.5 * allowed, depth - 1);
       }
-      step = 1;
       for (int k = 1; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
     }
   };
-  // Kinks of F right at the footprint's tips (a corner where a disc's rim meets a strip's edge, a ring of a cone's
-  // side around its flat top) lie between the tip and the first node, where no two rows compare and where the sine
-  // map hides them from the estimate. A row next to each tip is compared with the first interior row, the faces just
-  // beyond their ends included, and the outer integral split where the shape changes.
-  auto same = [](const Row& p, const Row& q) {
-    return p.shape == q.shape && (p.shape.empty || (p.shape.out_lo == q.shape.out_lo && p.shape.out_hi == q.shape.out_hi));
-  };
+  // Kinks of F right at the footprint's tips (a corner where a disc's rim meets a strip's edge) lie between the tip
+  // and the first node, where no two rows compare and where the sine map hides them from the estimate. A row next to
+  // each tip (1e-5 of the extent in) is compared with the first row of the 9-node rule; a kink nearer the tip than that is compared with the first interior row.
   std::vector<double> cuts{u0};
   {
     const Mapped m8(cc_rule(8), u0, u1);
@@ -338,14 +341,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     for (int side = 0; side < 2; ++side) {
       y_guess = v;
       const Row inner = lens.row(m8.x[side ? 7 : 1], y_guess);
-      const Row tip = lens.row(side ? u1 - 1e-4 * span : u0 + 1e-4 * span, inner.mid);
-      if (inner.shape.empty || same(inner, tip)) continue;
-      double ua = tip.u, ub = inner.u;  // ua: the tip's shape
-      while (std::abs(ub - ua) > 1e-6 * span) {
-        const double um = 0.5 * (ua + ub);
-        (same(lens.row(um, inner.mid), tip) ? ua : ub) = um;
-      }
-      cuts.push_back(0.5 * (ua + ub));
+      const Row tip = lens.row(side ? u1 - 1e-5 * span : u0 + 1e-5 * span, inner.mid);
+      if (inner.shape.empty || tip.shape.empty || inner.shape == tip.shape) continue;
+      if (kinks_left-- <= 0) return finish(std::nullopt);
+      cuts.push_back(kink_between(tip, inner));
     }
   }
   cuts.push_back(u1);

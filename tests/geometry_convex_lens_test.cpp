@@ -255,7 +255,7 @@ TEST_CASE("convex lens: flat ends and a cylinder lying on a flat end, against ex
   const Cell B = make_cell({rod(PrimitiveKind::Cylinder, rb, 0.4)});
   const Vec3 at(0.004, 0.003, 0);
   const Quat on_side(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
-  for (double d : {1e-6, 1e-5, 1e-4}) {
+  for (double d : {1e-6, 1e-5, 1e-4, 2.1e-4, 1e-3}) {
     // Flat on flat: B's disc (inside A's) times the depth, a short cylinder.
     const double zb = 0.5 * la + 0.2 - d;
     const Interference q0 = interference(A, Pose{}, B, Pose{at + Vec3(0, 0, zb), Quat::Identity()});
