@@ -92,7 +92,6 @@ struct Row {
   Sums sums;
   RowShape shape;
   bool ok = true;
-  int switches_left = 0;  // face switches a row may still split at
 };
 
 // Splits at face switches (in a row) and at row shape changes (across rows) before giving up: a footprint with more
@@ -197,13 +196,15 @@ struct Lens {
 
   // ∫ over [a, b] of the row at u, added to `sums`; signature changes split it (at most `depth` levels).
   // `allowed`: the absolute error allowed on ∫G.
-  bool segment(double u, double a, double b, double allowed, int depth, Sums& sums, std::vector<long>* sigs) {
+  // `given`: the 9-node rule's interior columns on [a, b] when already evaluated (the row's shape).
+  bool segment(double u, double a, double b, double allowed, int depth, Sums& sums,
+               const std::array<Column, 8>* given = nullptr) {
     // The sine map gives the segment's ends weight 0: only the interior nodes are evaluated (an end sits on a face
     // switch or on the row's edge, where its faces are ambiguous anyway).
     std::array<Column, 17> col;
     std::array<double, 17> y;
     const Mapped m16(cc_rule(16), a, b);
-    for (int k = 2; k < 16; k += 2) y[k] = m16.x[k], col[k] = at(u, y[k]);
+    for (int k = 2; k < 16; k += 2) y[k] = m16.x[k], col[k] = given ? (*given)[k / 2] : at(u, y[k]);
     int step = 2;
     for (;;) {
       // A change of faces between neighbouring nodes: split there, each side on its own.
@@ -211,7 +212,7 @@ struct Lens {
         if (col[k].sig == col[k + step].sig || !(col[k].G > 0) || !(col[k + step].G > 0)) continue;
         if (switches_left-- <= 0) return false;
         const double c = face_switch(u, y[k], col[k].sig, y[k + step], col[k + step].sig);
-        return segment(u, a, c, 0.5 * allowed, depth, sums, sigs) && segment(u, c, b, 0.5 * allowed, depth, sums, sigs);
+        return segment(u, a, c, 0.5 * allowed, depth, sums) && segment(u, c, b, 0.5 * allowed, depth, sums);
       }
       const Mapped& fine = step == 2 ? Mapped(cc_rule(8), a, b) : m16;
       const Mapped coarse(cc_rule(step == 2 ? 4 : 8), a, b);
@@ -223,13 +224,9 @@ struct Lens {
         if (std::abs(f.s[0] - c.s[0]) / 8 > allowed) {
           if (depth == 0) return false;
           const double mid = 0.5 * (a + b);
-          return segment(u, a, mid, 0.5 * allowed, depth - 1, sums, sigs) &&
-                 segment(u, mid, b, 0.5 * allowed, depth - 1, sums, sigs);
+          return segment(u, a, mid, 0.5 * allowed, depth - 1, sums) && segment(u, mid, b, 0.5 * allowed, depth - 1, sums);
         }
         sums.add(1.0, f);
-        if (sigs)
-          for (int k = step; k < 16; k += step)
-            if (col[k].G > 0 && (sigs->empty() || sigs->back() != col[k].sig)) sigs->push_back(col[k].sig);
         return true;
       }
       step = 1;
@@ -238,7 +235,9 @@ struct Lens {
   }
 
   // The row at u: its ends, then its integral. y_guess: a column likely inside (the previous row's middle).
-  Row row(double u, double y_guess) {
+  // The row at u: its edges and shape, then (when `integrate`) its integral. y_guess: a column likely inside (the
+  // previous row's middle).
+  Row row(double u, double y_guess, bool integrate = true) {
     Row r;
     r.u = u, r.mid = y_guess;
     double y_in = y_guess;
@@ -250,9 +249,19 @@ struct Lens {
       if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
     }
     const Edge e0 = row_edge(u, y_in, c_in, lo.y()), e1 = row_edge(u, y_in, c_in, hi.y());
+    r.mid = 0.5 * (e0.in + e1.in);
+    // The shape: the faces at the edges, beyond them, and at the 9-node rule's interior nodes.
+    std::array<Column, 8> nodes;
+    const Mapped m8(cc_rule(8), e0.in, e1.in);
     r.shape.empty = false;
     r.shape.out_lo = e0.sig_out, r.shape.out_hi = e1.sig_out;
-    r.mid = 0.5 * (e0.in + e1.in);
+    r.shape.sigs.push_back(e0.sig_in);
+    for (int k = 1; k < 8; ++k) {
+      nodes[k] = at(u, m8.x[k]);
+      if (nodes[k].G > 0 && nodes[k].sig != r.shape.sigs.back()) r.shape.sigs.push_back(nodes[k].sig);
+    }
+    if (e1.sig_in != r.shape.sigs.back()) r.shape.sigs.push_back(e1.sig_in);
+    if (!integrate) return r;
     // allowed < 0: the row's integral, estimated first on 9 nodes, sets the error allowed (a quarter of the tolerance).
     const double allowed = -1;
     switches_left = kMaxSwitches;
@@ -260,9 +269,10 @@ struct Lens {
     // than the nodes' spacing) would go unseen: split where the faces change between each edge and the inside.
     const double c0 = e0.sig_in == c_in.sig ? e0.in : face_switch(u, e0.in, e0.sig_in, y_in, c_in.sig);
     const double c1 = e1.sig_in == c_in.sig ? e1.in : face_switch(u, y_in, c_in.sig, e1.in, e1.sig_in);
-    r.ok = (c0 == e0.in || segment(u, e0.in, c0, allowed, 3, r.sums, &r.shape.sigs)) &&
-           segment(u, c0, c1, allowed, 3, r.sums, &r.shape.sigs) &&
-           (c1 == e1.in || segment(u, c1, e1.in, allowed, 3, r.sums, &r.shape.sigs));
+    const bool whole = c0 == e0.in && c1 == e1.in;
+    r.ok = (c0 == e0.in || segment(u, e0.in, c0, allowed, 3, r.sums)) &&
+           segment(u, c0, c1, allowed, 3, r.sums, whole ? &nodes : nullptr) &&
+           (c1 == e1.in || segment(u, c1, e1.in, allowed, 3, r.sums));
     return r;
   }
 };
@@ -336,7 +346,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     const double y_inside = 0.5 * (ra.mid + rb.mid);  // inside: the footprint is convex
     while (std::abs(ub - ua) > kink_precision) {
       const double um = 0.5 * (ua + ub);
-      (lens.row(um, y_inside).shape == ra.shape ? ua : ub) = um;
+      (lens.row(um, y_inside, false).shape == ra.shape ? ua : ub) = um;
     }
     return 0.5 * (ua + ub);
   };
