@@ -244,7 +244,7 @@ struct Lens {
     Column c_in = at(u, y_in);
     if (!(c_in.G > 0)) {
       double g;
-      y_in = argmax([&](double y) { return at(u, y).E; }, lo.y(), hi.y(), 25, g);
+      y_in = brent_max([&](double y) { return at(u, y).E; }, lo.y(), hi.y(), 1e-7 * size, g);
       c_in = at(u, y_in);
       if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
     }
@@ -307,19 +307,20 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     return m;
   };
 
-  // The deepest column, by alternating golden sections (G is concave on the footprint and falls off outside it).
-  constexpr int kGolden = 25;  // 0.618^25 = 6e-6 of the range: the maximum is flat, its value good to ~1e-11
+  // The deepest column, by alternating searches along v and u (G is concave on the footprint and falls off outside
+  // it): only a start, 1e-6 of the box is plenty.
   double u = 0.5 * (lo.x() + hi.x()), v = 0.5 * (lo.y() + hi.y()), g_best = -kInf;
   for (int round = 0; round < 3; ++round) {
-    v = argmax([&](double y) { return lens.at(u, y).E; }, lo.y(), hi.y(), kGolden, g_best);
-    u = argmax([&](double x) { return lens.at(x, v).E; }, lo.x(), hi.x(), kGolden, g_best);
+    v = brent_max([&](double y) { return lens.at(u, y).E; }, lo.y(), hi.y(), 1e-6 * lens.size, g_best);
+    u = brent_max([&](double x) { return lens.at(x, v).E; }, lo.x(), hi.x(), 1e-6 * lens.size, g_best);
   }
   if (!(g_best > 0)) return finish(std::nullopt);  // not found: the column engine decides
 
-  // The footprint's extent in u: where the row's highest column reaches zero.
+  // The footprint's extent in u: where the row's highest column reaches zero (its value near the tip good to
+  // ~1e-14 of the box, the argument to 1e-7).
   auto row_max = [&](double x) {
     double best;
-    argmax([&](double y) { return lens.at(x, y).E; }, lo.y(), hi.y(), kGolden, best);
+    brent_max([&](double y) { return lens.at(x, y).E; }, lo.y(), hi.y(), 1e-7 * lens.size, best);
     return std::pair<double, long>(best, 0);
   };
   const double tol_u = 1e-10 * lens.size;
