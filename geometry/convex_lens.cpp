@@ -23,6 +23,9 @@ struct Column {
   double G = -kInf, lo = 0, hi = 0;
   double E = -kInf;  // for the searches: G, finite (negative) also where G is −∞ (below)
   double margin = kInf;  // how far inside the faces parallel to the column it runs (parallel_margin)
+  // min(G, margin): positive exactly where G is, and continuous also across a parallel face, where G jumps. The
+  // searches for maxima and for the footprint's extent use it.
+  double S = -kInf;
   long sig = 0;
 };
 
@@ -61,6 +64,37 @@ double parallel_margin(const Placed& p, const Vec3& o, const Vec3& w) {
   return m;
 }
 
+// The chord of p along the column with the faces parallel to it left out (those the column misses beside): a
+// cylinder along its axis keeps its caps, one across it its side, a box its other faces. Where no such face is
+// missed, the chord itself. Concave in the column's position like every chord of a convex set.
+Span chord_without_parallel_faces(const Placed& p, const Vec3& o, const Vec3& w) {
+  constexpr double kAlong = 1e-14, kAcross = 1e-15;
+  const bool along_axis = w.x() * w.x() + w.y() * w.y() < kAlong, across_axis = std::abs(w.z()) < kAcross;
+  Placed q = p;
+  switch (p.kind) {
+    case PrimitiveKind::Cylinder:
+      if (along_axis) q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
+      else if (across_axis) q.kind = PrimitiveKind::InfiniteCylinder;
+      break;
+    case PrimitiveKind::Capsule:
+      if (along_axis) q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length + p.r;
+      break;
+    case PrimitiveKind::InfiniteCylinder:
+    case PrimitiveKind::Slab:
+    case PrimitiveKind::HalfSpace:
+      if ((p.kind == PrimitiveKind::InfiniteCylinder && along_axis) || (p.kind != PrimitiveKind::InfiniteCylinder &&
+                                                                         across_axis))
+        return Span{-kInf, kInf, 0, 0};
+      break;
+    case PrimitiveKind::Box:
+      for (int k = 0; k < 3; ++k)
+        if (std::abs(w[k]) < kAcross) q.half_size[k] = kInf;
+      break;
+    default: break;  // a cone's caps across it: kept (its margin still bounds S)
+  }
+  return lines::line_span(q, o, w);
+}
+
 // Moments of columns: ∫G, ∫G u, ∫G v, ∫G m (m the column's mid z), ∫G u², ∫G uv, ∫G u m, ∫G v², ∫G v m, ∫∫z².
 struct Sums {
   std::array<double, 10> s{};
@@ -97,6 +131,9 @@ struct Row {
 // Splits at face switches (in a row) and at row shape changes (across rows) before giving up: a footprint with more
 // corners and kink curves than this is left to the column engine.
 constexpr int kMaxSwitches = 16;
+constexpr double kPi = 3.14159265358979323846;
+using Vec2 = Eigen::Vector2d;
+using Mat2 = Eigen::Matrix2d;
 
 struct Lens {
   std::vector<Placed> prims;
@@ -109,7 +146,7 @@ struct Lens {
   Column at(double u, double v) {
     ++evaluations;
     Column c;
-    double lo_z = -kInf, hi_z = kInf;
+    double lo_z = -kInf, hi_z = kInf, lo_rest = -kInf, hi_rest = kInf;  // rest: without the faces missed beside
     long slo = 0, shi = 0;
     for (size_t k = 0; k < prims.size(); ++k) {
       const Placed& p = prims[k];
@@ -117,21 +154,33 @@ struct Lens {
       const Span s = lines::line_span(p, o, w);
       if (s.lo > lo_z) lo_z = s.lo, slo = static_cast<long>(k) * 8 + s.face_lo;
       if (s.hi < hi_z) hi_z = s.hi, shi = static_cast<long>(k) * 8 + s.face_hi;
-      c.margin = std::min(c.margin, parallel_margin(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2)));
+      const double margin = parallel_margin(p, o, w);
+      c.margin = std::min(c.margin, margin);
+      if (margin >= 0) {
+        lo_rest = std::max(lo_rest, s.lo), hi_rest = std::min(hi_rest, s.hi);
+      } else {
+        const Span r = chord_without_parallel_faces(p, o, w);
+        lo_rest = std::max(lo_rest, r.lo), hi_rest = std::min(hi_rest, r.hi);
+      }
     }
     c.lo = lo_z, c.hi = hi_z, c.sig = slo * 4096 + shi;
     c.G = std::isfinite(hi_z - lo_z) ? hi_z - lo_z : -kInf;
     c.E = c.G;
     if (c.G == -kInf) {
       // A column parallel to a cylinder's side and outside it misses it everywhere: no chord, not even an inverted
-      // one. The searches for a maximum and for an edge need E to grow toward the footprint there: minus the largest
-      // distance of the column's point at z = 0 from the primitives (negative, finite). One signature for every such
-      // column (the faces that won the max and min say nothing there).
+      // one. The edge searches need E to grow toward the footprint there: minus the largest distance of the
+      // column's point at z = 0 from the primitives (negative, finite). One signature for every such column (the
+      // faces that won the max and min say nothing there).
       double miss = 0;
       for (const Placed& p : prims) miss = std::max(miss, lines::sdf_local(p, p.A.col(0) * u + p.A.col(1) * v + p.b));
       c.E = -std::max(miss, 1e-300);
       c.sig = -1;
     }
+    // S = min(gap without the faces missed beside, margin): concave like G (each chord's ends are), positive exactly
+    // where G is, and continuous across a parallel face too.
+    const double rest = std::isfinite(hi_rest - lo_rest) ? hi_rest - lo_rest : -kInf;
+    c.S = std::min(rest, c.margin);
+    if (!(c.S > -kInf)) c.S = c.E;
     return c;
   }
   // One primitive's chord end (lo or hi) along the column at (u, v).
@@ -277,6 +326,22 @@ struct Lens {
   }
 };
 
+// The two cells' primitives placed in `frame`, and the overlap of their boxes there. False when the boxes miss.
+bool place_lens(Lens& lens, const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b,
+                const Pose& frame, double tolerance) {
+  lens.tolerance = tolerance;
+  for (const CellPrimitive& p : a) lens.prims.push_back(lines::place(p, pose_a, frame));
+  const size_t na = lens.prims.size();
+  for (const CellPrimitive& p : b) lens.prims.push_back(lines::place(p, pose_b, frame));
+  Vec3 lo_a, hi_a, lo_b, hi_b;
+  lines::placed_cell_bounds(lens.prims, 0, na, lo_a, hi_a);
+  lines::placed_cell_bounds(lens.prims, na, lens.prims.size(), lo_b, hi_b);
+  lens.lo = lo_a.cwiseMax(lo_b), lens.hi = hi_a.cwiseMin(hi_b);
+  if ((lens.lo.array() >= lens.hi.array()).any() || !lens.lo.allFinite() || !lens.hi.allFinite()) return false;
+  lens.size = std::max(lens.hi.x() - lens.lo.x(), lens.hi.y() - lens.lo.y());
+  return true;
+}
+
 }  // namespace
 
 bool convex_lens_pair(const CellPrimitives& a, const CellPrimitives& b) {
@@ -290,37 +355,58 @@ bool convex_lens_pair(const CellPrimitives& a, const CellPrimitives& b) {
 std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& columns) {
   if (!convex_lens_pair(a, b)) return std::nullopt;
-  Lens lens;
-  lens.tolerance = tolerance;
-  for (const CellPrimitive& p : a) lens.prims.push_back(lines::place(p, pose_a, frame));
-  const size_t na = lens.prims.size();
-  for (const CellPrimitive& p : b) lens.prims.push_back(lines::place(p, pose_b, frame));
-  Vec3 lo_a, hi_a, lo_b, hi_b;
-  lines::placed_cell_bounds(lens.prims, 0, na, lo_a, hi_a);
-  lines::placed_cell_bounds(lens.prims, na, lens.prims.size(), lo_b, hi_b);
-  lens.lo = lo_a.cwiseMax(lo_b), lens.hi = hi_a.cwiseMin(hi_b);
-  const Vec3 &lo = lens.lo, &hi = lens.hi;
-  if ((lo.array() >= hi.array()).any() || !lo.allFinite() || !hi.allFinite()) return std::nullopt;
-  lens.size = std::max(hi.x() - lo.x(), hi.y() - lo.y());
+  long evaluations = 0;
   auto finish = [&](std::optional<RawMoments> m) {
-    columns += lens.evaluations;
+    columns += evaluations;
     return m;
   };
+  Lens first;
+  if (!place_lens(first, a, pose_a, b, pose_b, frame, tolerance)) return std::nullopt;
 
   // The deepest column, by alternating searches along v and u (G is concave on the footprint and falls off outside
   // it): only a start, 1e-6 of the box is plenty.
-  double u = 0.5 * (lo.x() + hi.x()), v = 0.5 * (lo.y() + hi.y()), g_best = -kInf;
+  double u = 0.5 * (first.lo.x() + first.hi.x()), v = 0.5 * (first.lo.y() + first.hi.y()), g_best = -kInf;
   for (int round = 0; round < 3; ++round) {
-    v = brent_max([&](double y) { return lens.at(u, y).E; }, lo.y(), hi.y(), 1e-6 * lens.size, g_best);
-    u = brent_max([&](double x) { return lens.at(x, v).E; }, lo.x(), hi.x(), 1e-6 * lens.size, g_best);
+    v = brent_max([&](double y) { return first.at(u, y).S; }, first.lo.y(), first.hi.y(), 1e-6 * first.size, g_best);
+    u = brent_max([&](double x) { return first.at(x, v).S; }, first.lo.x(), first.hi.x(), 1e-6 * first.size, g_best);
   }
+  evaluations += first.evaluations;
   if (!(g_best > 0)) return finish(std::nullopt);  // not found: the column engine decides
+
+  // Rows along the footprint's long axis: a cylinder lying across a flat end gives a strip cut by a disc, whose rows
+  // across would change shape at the strip's corners (kinks of F to locate) but along it do not. The axis: the
+  // principal axis of eight rim points around the deepest column (false position along each ray).
+  Mat2 spread = Mat2::Zero();
+  for (int k = 0; k < 8; ++k) {
+    const Vec2 d(std::cos(k * kPi / 4), std::sin(k * kPi / 4));
+    double t_out = kInf;  // where the ray leaves the box
+    for (int i = 0; i < 2; ++i)
+      if (d[i] != 0) t_out = std::min(t_out, ((d[i] > 0 ? first.hi[i] : first.lo[i]) - (i ? v : u)) / d[i]);
+    auto along = [&](double t) {
+      const Column c = first.at(u + t * d.x(), v + t * d.y());
+      return std::pair<double, long>(c.S, 0);
+    };
+    const double e_out = along(t_out).first;
+    const double t = e_out > 0 ? t_out : find_edge(along, 0, g_best, 0, t_out, e_out, 0, 1e-4 * first.size).in;
+    spread += t * t * d * d.transpose();
+  }
+  evaluations += first.evaluations - evaluations;
+  const double axis = 0.5 * std::atan2(2 * spread(0, 1), spread(0, 0) - spread(1, 1));  // of the largest spread
+  const double turn = axis - 0.5 * kPi;  // v' along the axis
+  const Pose turned = frame.compose(Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(turn, Vec3::UnitZ()))});
+  Lens lens;
+  if (!place_lens(lens, a, pose_a, b, pose_b, turned, tolerance)) return finish(std::nullopt);
+  {
+    const double c = std::cos(turn), s = std::sin(turn), u_old = u;
+    u = c * u_old + s * v, v = -s * u_old + c * v;
+  }
+  const Vec3 &lo = lens.lo, &hi = lens.hi;
 
   // The footprint's extent in u: where the row's highest column reaches zero (its value near the tip good to
   // ~1e-14 of the box, the argument to 1e-7).
   auto row_max = [&](double x) {
     double best;
-    brent_max([&](double y) { return lens.at(x, y).E; }, lo.y(), hi.y(), 1e-7 * lens.size, best);
+    brent_max([&](double y) { return lens.at(x, y).S; }, lo.y(), hi.y(), 1e-7 * lens.size, best);
     return std::pair<double, long>(best, 0);
   };
   const double tol_u = 1e-10 * lens.size;
@@ -402,7 +488,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
       const Row inner = lens.row(m8.x[side ? 7 : 1], y_guess);
       const Row tip = lens.row(side ? u1 - 1e-5 * span : u0 + 1e-5 * span, inner.mid);
       if (inner.shape.empty || tip.shape.empty || inner.shape == tip.shape) continue;
-      if (kinks_left-- <= 0) return finish(std::nullopt);
+      if (kinks_left-- <= 0) {
+        evaluations += lens.evaluations;
+        return finish(std::nullopt);
+      }
       cuts.push_back(kink_between(tip, inner));
     }
   }
@@ -412,13 +501,18 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   bool ok_outer = true;
   for (size_t i = 0; i + 1 < cuts.size() && ok_outer; ++i) ok_outer = outer(cuts[i], cuts[i + 1], -1, 4);
   const double V = total.s[0];
+  evaluations += lens.evaluations;
   if (!ok_outer || !lens.ok || !(V > 0)) return finish(std::nullopt);
 
-  RawMoments m;
+  // Back from the turned frame to `frame`.
+  const Mat3 R = Eigen::AngleAxisd(turn, Vec3::UnitZ()).toRotationMatrix();
   const auto& s = total.s;
+  Mat3 m2;
+  m2 << s[4], s[5], s[6], s[5], s[7], s[8], s[6], s[8], s[9];
+  RawMoments m;
   m.m0 = s[0];
-  m.m1 = Vec3(s[1], s[2], s[3]);
-  m.m2 << s[4], s[5], s[6], s[5], s[7], s[8], s[6], s[8], s[9];
+  m.m1 = R * Vec3(s[1], s[2], s[3]);
+  m.m2 = R * m2 * R.transpose();
   return finish(m);
 }
 

@@ -103,6 +103,9 @@ double brent_max(const F& f, double a, double b, double tol, double& best) {
   for (int it = 0; it < 60; ++it) {
     const double m = 0.5 * (a + b), tol1 = tol + 1e-8 * std::abs(x), tol2 = 2 * tol1;
     if (std::abs(x - m) <= tol2 - 0.5 * (b - a)) break;
+    // A plateau (a flat end): three distinct points whose values agree to 1e-12 hold the maximum's value to that.
+    const double flat = 1e-12 * std::abs(fx);
+    if (std::abs(fx - fw) <= flat && std::abs(fx - fv) <= flat && x != w && w != v && x != v) break;
     bool parabolic = false;
     if (std::abs(e) > tol1 && std::isfinite(fx) && std::isfinite(fw) && std::isfinite(fv)) {
       // The parabola through (x, fx), (w, fw), (v, fv): its vertex, if inside and a step smaller than half the
