@@ -128,6 +128,33 @@ struct Row {
   bool ok = true;
 };
 
+// One face of a primitive as a primitive of its own (same placement), for locating where two faces' chord ends
+// cross: a cylinder's side (an infinite cylinder) or caps (a slab), a capsule's body or end balls, a box's pair of
+// faces, a cone's caps. False where the face cannot stand alone (a cone's side).
+bool face_alone(const Placed& p, int face, Placed& q) {
+  q = p;
+  switch (p.kind) {
+    case PrimitiveKind::Cylinder:
+      if (face == 0) q.kind = PrimitiveKind::InfiniteCylinder;
+      else q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
+      return true;
+    case PrimitiveKind::Cone:
+      if (face == 0) return false;
+      q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
+      return true;
+    case PrimitiveKind::Capsule:
+      if (face == 0) q.kind = PrimitiveKind::InfiniteCylinder;
+      else if (face >= 2) q.kind = PrimitiveKind::Sphere, q.b += Vec3(0, 0, face == 2 ? p.half_length : -p.half_length);
+      else return false;
+      return true;
+    case PrimitiveKind::Box:
+      for (int k = 0; k < 3; ++k)
+        if (k != face) q.half_size[k] = kInf;
+      return true;
+    default: return true;  // one face: the primitive itself
+  }
+}
+
 // Splits at face switches (in a row) and at row shape changes (across rows) before giving up: a footprint with more
 // corners and kink curves than this is left to the column engine.
 constexpr int kMaxSwitches = 16;
@@ -183,13 +210,6 @@ struct Lens {
     if (!(c.S > -kInf)) c.S = c.E;
     return c;
   }
-  // One primitive's chord end (lo or hi) along the column at (u, v).
-  double end_of(size_t k, bool upper, double u, double v) {
-    ++evaluations;
-    const Placed& p = prims[k];
-    const Span s = lines::line_span(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2));
-    return upper ? s.hi : s.lo;
-  }
 
   // The edge of the row at u between an inside column (y_in) and the box's side `y_out`. Where a face parallel to
   // the columns lies between, G jumps there: its margin (continuous, concave along the row) is searched first, and
@@ -219,19 +239,27 @@ struct Lens {
     const double tol = 1e-10 * size;
     const long loa = sa / 4096, lob = sb / 4096, hia = sa % 4096, hib = sb % 4096;
     const bool lo_changes = loa != lob, hi_changes = hia != hib;
-    if (lo_changes != hi_changes) {
+    if (sa >= 0 && sb >= 0 && lo_changes != hi_changes) {
+      // The changed end is max (lo) or min (hi) over faces: where it changes hands the two faces' ends are equal,
+      // a sign change of their difference, continuous: false position. Each face alone where it can be isolated,
+      // else its whole primitive (enough when the two faces belong to different primitives).
       const long fa = lo_changes ? loa : hia, fb = lo_changes ? lob : hib;
-      const size_t ka = static_cast<size_t>(fa / 8), kb = static_cast<size_t>(fb / 8);
-      if (ka != kb) {
-        // lo: max of the ends, so lo_a − lo_b ≥ 0 at ya and < 0 at yb; hi (a min): the other way round.
-        const double sign = lo_changes ? 1.0 : -1.0;
-        auto d = [&](double y) {
-          return std::pair<double, long>(sign * (end_of(ka, !lo_changes, u, y) - end_of(kb, !lo_changes, u, y)), 0);
+      Placed qa, qb;
+      const bool alone = face_alone(prims[static_cast<size_t>(fa / 8)], static_cast<int>(fa % 8), qa) &&
+                         face_alone(prims[static_cast<size_t>(fb / 8)], static_cast<int>(fb % 8), qb);
+      if (alone || fa / 8 != fb / 8) {
+        if (!alone) qa = prims[static_cast<size_t>(fa / 8)], qb = prims[static_cast<size_t>(fb / 8)];
+        auto end = [&](const Placed& q, double y) {
+          ++evaluations;
+          const Span s = lines::line_span(q, q.A.col(0) * u + q.A.col(1) * y + q.b, q.A.col(2));
+          return lo_changes ? s.lo : s.hi;
         };
-        const double da = d(ya).first, db = d(yb).first;
-        if (std::isfinite(da) && std::isfinite(db) && da >= 0 && db < 0) {
+        const double da = end(qa, ya) - end(qb, ya), db = end(qa, yb) - end(qb, yb);
+        if (std::isfinite(da) && std::isfinite(db) && (da > 0) != (db > 0)) {
           if (da == 0) return ya;
-          const Edge e = find_edge(d, ya, da, 0, yb, db, 0, tol);
+          const double sign = da > 0 ? 1.0 : -1.0;
+          auto d = [&](double y) { return std::pair<double, long>(sign * (end(qa, y) - end(qb, y)), 0); };
+          const Edge e = find_edge(d, ya, sign * da, 0, yb, sign * db, 0, tol);
           return 0.5 * (e.in + e.out);
         }
       }
@@ -373,6 +401,37 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   evaluations += first.evaluations;
   if (!(g_best > 0)) return finish(std::nullopt);  // not found: the column engine decides
 
+  // Columns along the lens's own normal: the difference of the outward normals of the two faces bounding the deepest
+  // column, at its ends (the query's normal, from the cells' gradients at the overlap box's centre, can be far off;
+  // slanted columns see the silhouettes and kink curves of a thin lens). The moments do not depend on the axis.
+  Quat tilt = Quat::Identity();
+  {
+    const Column deep = first.at(u, v);
+    const long faces[2] = {deep.sig / 4096, deep.sig % 4096};  // lo, hi
+    const double ends[2] = {deep.lo, deep.hi};
+    Vec3 normal = Vec3::Zero();
+    for (int e = 0; e < 2 && deep.sig >= 0; ++e) {
+      const Placed& p = first.prims[static_cast<size_t>(faces[e] / 8)];
+      const Vec3 x = p.A * Vec3(u, v, ends[e]) + p.b;
+      const double h = 1e-6 * first.size;
+      Vec3 grad;  // of the primitive's distance, central differences
+      for (int i = 0; i < 3; ++i)
+        grad[i] = lines::sdf_local(p, x + h * Vec3::Unit(i)) - lines::sdf_local(p, x - h * Vec3::Unit(i));
+      if (grad.norm() > 0) normal += (e ? 1.0 : -1.0) * p.A.transpose() * grad.normalized();
+    }
+    if (normal.allFinite() && normal.norm() > 0.5 && normal.z() > 0) tilt = Quat::FromTwoVectors(Vec3::UnitZ(), normal);
+    const Vec3 middle = tilt.conjugate() * Vec3(u, v, 0.5 * (deep.lo + deep.hi));
+    u = middle.x(), v = middle.y();
+  }
+  const Pose tilted = frame.compose(Pose{Vec3::Zero(), tilt});
+  Lens second;
+  if (!place_lens(second, a, pose_a, b, pose_b, tilted, tolerance)) return finish(std::nullopt);
+  g_best = second.at(u, v).S;
+  if (!(g_best > 0)) {
+    evaluations += second.evaluations;
+    return finish(std::nullopt);
+  }
+
   // Rows along the footprint's long axis: a cylinder lying across a flat end gives a strip cut by a disc, whose rows
   // across would change shape at the strip's corners (kinks of F to locate) but along it do not. The axis: the
   // principal axis of eight rim points around the deepest column (false position along each ray).
@@ -381,19 +440,19 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     const Vec2 d(std::cos(k * kPi / 4), std::sin(k * kPi / 4));
     double t_out = kInf;  // where the ray leaves the box
     for (int i = 0; i < 2; ++i)
-      if (d[i] != 0) t_out = std::min(t_out, ((d[i] > 0 ? first.hi[i] : first.lo[i]) - (i ? v : u)) / d[i]);
+      if (d[i] != 0) t_out = std::min(t_out, ((d[i] > 0 ? second.hi[i] : second.lo[i]) - (i ? v : u)) / d[i]);
     auto along = [&](double t) {
-      const Column c = first.at(u + t * d.x(), v + t * d.y());
+      const Column c = second.at(u + t * d.x(), v + t * d.y());
       return std::pair<double, long>(c.S, 0);
     };
     const double e_out = along(t_out).first;
-    const double t = e_out > 0 ? t_out : find_edge(along, 0, g_best, 0, t_out, e_out, 0, 1e-4 * first.size).in;
+    const double t = e_out > 0 ? t_out : find_edge(along, 0, g_best, 0, t_out, e_out, 0, 1e-4 * second.size).in;
     spread += t * t * d * d.transpose();
   }
-  evaluations += first.evaluations - evaluations;
+  evaluations += second.evaluations;
   const double axis = 0.5 * std::atan2(2 * spread(0, 1), spread(0, 0) - spread(1, 1));  // of the largest spread
   const double turn = axis - 0.5 * kPi;  // v' along the axis
-  const Pose turned = frame.compose(Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(turn, Vec3::UnitZ()))});
+  const Pose turned = tilted.compose(Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(turn, Vec3::UnitZ()))});
   Lens lens;
   if (!place_lens(lens, a, pose_a, b, pose_b, turned, tolerance)) return finish(std::nullopt);
   {
@@ -505,7 +564,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   if (!ok_outer || !lens.ok || !(V > 0)) return finish(std::nullopt);
 
   // Back from the turned frame to `frame`.
-  const Mat3 R = Eigen::AngleAxisd(turn, Vec3::UnitZ()).toRotationMatrix();
+  const Mat3 R = tilt.toRotationMatrix() * Eigen::AngleAxisd(turn, Vec3::UnitZ()).toRotationMatrix();
   const auto& s = total.s;
   Mat3 m2;
   m2 << s[4], s[5], s[6], s[5], s[7], s[8], s[6], s[8], s[9];
