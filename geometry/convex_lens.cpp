@@ -130,7 +130,7 @@ struct Row {
 
 // One face of a primitive as a primitive of its own (same placement), for locating where two faces' chord ends
 // cross: a cylinder's side (an infinite cylinder) or caps (a slab), a capsule's body or end balls, a box's pair of
-// faces, a cone's caps. False where the face cannot stand alone (a cone's side).
+// faces, a cone's caps or side. False where the face cannot stand alone (a capsule's inner slab face).
 bool face_alone(const Placed& p, int face, Placed& q) {
   q = p;
   switch (p.kind) {
@@ -138,10 +138,18 @@ bool face_alone(const Placed& p, int face, Placed& q) {
       if (face == 0) q.kind = PrimitiveKind::InfiniteCylinder;
       else q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
       return true;
-    case PrimitiveKind::Cone:
-      if (face == 0) return false;
-      q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
+    case PrimitiveKind::Cone: {
+      if (face != 0) {
+        q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
+        return true;
+      }
+      // The side alone: the same surface ρ = c + k z on a longer slab, halfway to the apex (radii stay positive),
+      // so that the side continues past the caps.
+      const double h = p.half_length, k = (p.r2 - p.r) / (2 * h), c = 0.5 * (p.r + p.r2);
+      const double H = k == 0 ? 2 * h : 0.5 * (h + std::abs(c / k));
+      q.half_length = H, q.r = c - k * H, q.r2 = c + k * H;
       return true;
+    }
     case PrimitiveKind::Capsule:
       if (face == 0) q.kind = PrimitiveKind::InfiniteCylinder;
       else if (face >= 2) q.kind = PrimitiveKind::Sphere, q.b += Vec3(0, 0, face == 2 ? p.half_length : -p.half_length);
@@ -166,6 +174,9 @@ struct Lens {
   std::vector<Placed> prims;
   Vec3 lo, hi;  // the overlap of the two cells' boxes
   double size = 0, tolerance = 0;
+  // Errors allowed whatever a piece's own integral: 1e-3 of the share of a row (set per row) or of V (below), so a
+  // sliver next to a kink or a tip does not have to be integrated to the tolerance relative to itself.
+  double row_floor = 0;
   long evaluations = 0;
   bool ok = true;
   int switches_left = 0;  // face switches a row may still split at
@@ -289,19 +300,19 @@ struct Lens {
         if (col[k].sig == col[k + step].sig || !(col[k].G > 0) || !(col[k + step].G > 0)) continue;
         if (switches_left-- <= 0) return false;
         const double c = face_switch(u, y[k], col[k].sig, y[k + step], col[k + step].sig);
-        return segment(u, a, c, 0.5 * allowed, depth, sums) && segment(u, c, b, 0.5 * allowed, depth, sums);
+        return segment(u, a, c, -1, depth, sums) && segment(u, c, b, -1, depth, sums);
       }
       const Mapped& fine = step == 2 ? Mapped(cc_rule(8), a, b) : m16;
       const Mapped coarse(cc_rule(step == 2 ? 4 : 8), a, b);
       Sums f, c;
       for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], u, y[k], col[k]);
       for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], u, y[k], col[k]);
-      if (allowed < 0) allowed = -allowed * 0.25 * tolerance * std::abs(f.s[0]);
+      if (allowed < 0) allowed = std::max(-allowed * 0.25 * tolerance * std::abs(f.s[0]), row_floor);
       if (std::abs(f.s[0] - c.s[0]) / 8 <= allowed || step == 1) {
         if (std::abs(f.s[0] - c.s[0]) / 8 > allowed) {
           if (depth == 0) return false;
           const double mid = 0.5 * (a + b);
-          return segment(u, a, mid, 0.5 * allowed, depth - 1, sums) && segment(u, mid, b, 0.5 * allowed, depth - 1, sums);
+          return segment(u, a, mid, -1, depth - 1, sums) && segment(u, mid, b, -1, depth - 1, sums);
         }
         sums.add(1.0, f);
         return true;
@@ -339,8 +350,10 @@ struct Lens {
     }
     if (e1.sig_in != r.shape.sigs.back()) r.shape.sigs.push_back(e1.sig_in);
     if (!integrate) return r;
-    // allowed < 0: the row's integral, estimated first on 9 nodes, sets the error allowed (a quarter of the tolerance).
+    // allowed < 0: each piece's integral, estimated first on 9 nodes, sets the error allowed (a quarter of the
+    // tolerance), and at least 1e-3 of that for the whole row (scaled by the inside column's gap).
     const double allowed = -1;
+    row_floor = 1e-3 * 0.25 * tolerance * std::abs(c_in.G * (e1.in - e0.in));
     switches_left = kMaxSwitches;
     // Faces that bound the row's ends but none of its nodes (a ring of a cone's side around its flat top, thinner
     // than the nodes' spacing) would go unseen: split where the faces change between each edge and the inside.
@@ -436,6 +449,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   // across would change shape at the strip's corners (kinks of F to locate) but along it do not. The axis: the
   // principal axis of eight rim points around the deepest column (false position along each ray).
   Mat2 spread = Mat2::Zero();
+  double reach[8];
   for (int k = 0; k < 8; ++k) {
     const Vec2 d(std::cos(k * kPi / 4), std::sin(k * kPi / 4));
     double t_out = kInf;  // where the ray leaves the box
@@ -448,9 +462,14 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     const double e_out = along(t_out).first;
     const double t = e_out > 0 ? t_out : find_edge(along, 0, g_best, 0, t_out, e_out, 0, 1e-4 * second.size).in;
     spread += t * t * d * d.transpose();
+    reach[k] = t;
   }
   evaluations += second.evaluations;
   const double axis = 0.5 * std::atan2(2 * spread(0, 1), spread(0, 0) - spread(1, 1));  // of the largest spread
+  // A scale of V for the outer error floor: the deepest gap over half the octagon of the rim points.
+  double octagon = 0;
+  for (int k = 0; k < 8; ++k) octagon += 0.5 * reach[k] * reach[(k + 1) % 8] * std::sin(kPi / 4);
+  const double v_floor = 1e-3 * 0.5 * tolerance * 0.5 * g_best * octagon;
   const double turn = axis - 0.5 * kPi;  // v' along the axis
   const Pose turned = tilted.compose(Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(turn, Vec3::UnitZ()))});
   Lens lens;
@@ -512,14 +531,14 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
         if (kinks_left-- <= 0) return false;
         const double c = kink_between(rows[k], rows[k + step]);
         y_guess = rows[k].mid;
-        return outer(s0, c, 0.5 * allowed, depth) && outer(c, s1, 0.5 * allowed, depth);
+        return outer(s0, c, -1, depth) && outer(c, s1, -1, depth);
       }
       const Mapped fine(cc_rule(16 / step), s0, s1), coarse(cc_rule(8 / step), s0, s1);
       Sums f, c;
       bool rows_ok = true;
       for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], rows[k].sums), rows_ok &= rows[k].ok;
       for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], rows[k].sums);
-      if (allowed < 0) allowed = -allowed * 0.5 * tolerance * std::abs(f.s[0]);
+      if (allowed < 0) allowed = std::max(-allowed * 0.5 * tolerance * std::abs(f.s[0]), v_floor);
       // The half-order rule's error over 8: the finer rule's, with p ≥ 3 (F smooth between kinks, ends sine-mapped).
       const double e = rows_ok ? std::abs(f.s[0] - c.s[0]) / 8 : kInf;
       if (e <= allowed) {
@@ -530,7 +549,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
       if (step == 1) {
         if (depth == 0) return false;
         const double mid = 0.5 * (s0 + s1);
-        return outer(s0, mid, 0.5 * allowed, depth - 1) && outer(mid, s1, 0.5 * allowed, depth - 1);
+        return outer(s0, mid, -1, depth - 1) && outer(mid, s1, -1, depth - 1);
       }
       for (int k = 1; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
     }
