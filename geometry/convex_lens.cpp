@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "geometry/lens_rules.h"
@@ -123,6 +124,7 @@ struct RowShape {
 
 struct Row {
   double u = 0, mid = 0;  // mid: a column inside the row (for the next row's start)
+  double v0 = 0, v1 = 0;  // its edges
   Sums sums;
   RowShape shape;
   bool ok = true;
@@ -226,10 +228,28 @@ struct Lens {
   // the columns lies between, G jumps there: its margin (continuous, concave along the row) is searched first, and
   // the edge is that face when G is still positive just inside it; otherwise the rim lies before and G (finite
   // there) is searched between.
-  Edge row_edge(double u, double y_in, const Column& c_in, double y_out) {
-    const double tol = 1e-10 * size;
-    Column c_out = at(u, y_out);
-    if (c_out.G > 0) return Edge{y_out, y_out, c_out.sig, c_out.sig};  // the row reaches the box: cut there
+  // `hint`: a guess of the edge (a neighbouring row's), NaN for none: the bracket starts there, widened outward
+  // by steps growing 4× until a column outside is found.
+  Edge row_edge(double u, double y_in, Column c_in, double y_box, double hint) {
+    const double tol = 1e-10 * size, dir = y_box > y_in ? 1.0 : -1.0;
+    double y_out = y_box;
+    Column c_out;
+    bool bracketed = false;
+    if (std::isfinite(hint) && dir * (hint - y_in) > 0) {
+      double step = std::max(1e-3 * std::abs(hint - y_in), 1e-9 * size);
+      for (double y = hint; dir * (y_box - y) > 0; y += dir * step, step *= 4) {
+        const Column c = at(u, y);
+        if (!(c.G > 0)) {
+          y_out = y, c_out = c, bracketed = true;
+          break;
+        }
+        y_in = y, c_in = c;
+      }
+    }
+    if (!bracketed) {
+      c_out = at(u, y_out);
+      if (c_out.G > 0) return Edge{y_out, y_out, c_out.sig, c_out.sig};  // the row reaches the box: cut there
+    }
     if (c_out.margin <= 0 && c_in.margin > 0) {
       auto margin = [&](double y) { return std::pair<double, long>(at(u, y).margin, 0); };
       const Edge m = find_edge(margin, y_in, c_in.margin, 0, y_out, c_out.margin, 0, tol);
@@ -325,7 +345,8 @@ struct Lens {
   // The row at u: its ends, then its integral. y_guess: a column likely inside (the previous row's middle).
   // The row at u: its edges and shape, then (when `integrate`) its integral. y_guess: a column likely inside (the
   // previous row's middle).
-  Row row(double u, double y_guess, bool integrate = true) {
+  // near: a row close by whose edges start the searches (none: from the box's sides).
+  Row row(double u, double y_guess, bool integrate = true, const Row* near = nullptr) {
     Row r;
     r.u = u, r.mid = y_guess;
     double y_in = y_guess;
@@ -336,7 +357,11 @@ struct Lens {
       c_in = at(u, y_in);
       if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
     }
-    const Edge e0 = row_edge(u, y_in, c_in, lo.y()), e1 = row_edge(u, y_in, c_in, hi.y());
+    const bool hints = near && !near->shape.empty;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const Edge e0 = row_edge(u, y_in, c_in, lo.y(), hints ? near->v0 : nan);
+    const Edge e1 = row_edge(u, y_in, c_in, hi.y(), hints ? near->v1 : nan);
+    r.v0 = e0.in, r.v1 = e1.in;
     r.mid = 0.5 * (e0.in + e1.in);
     // The shape: the faces at the edges, beyond them, and at the 9-node rule's interior nodes.
     std::array<Column, 8> nodes;
@@ -495,8 +520,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   // The outer integral over [u0, u1]: rows at the sine-mapped Clenshaw–Curtis nodes, 9 then 17 per segment,
   // segments split where the rows' shape changes.
   double y_guess = v;
+  Row last;  // the row evaluated last: its edges start the next row's searches
   auto row_at = [&](double x) {
-    Row r = lens.row(x, y_guess);
+    Row r = lens.row(x, y_guess, true, last.shape.empty ? nullptr : &last);
+    if (!r.shape.empty) last = r;
     if (!r.shape.empty) y_guess = r.mid;
     return r;
   };
@@ -511,7 +538,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     const double y_inside = 0.5 * (ra.mid + rb.mid);  // inside: the footprint is convex
     while (std::abs(ub - ua) > kink_precision) {
       const double um = 0.5 * (ua + ub);
-      (lens.row(um, y_inside, false).shape == ra.shape ? ua : ub) = um;
+      (lens.row(um, y_inside, false, &ra).shape == ra.shape ? ua : ub) = um;
     }
     return 0.5 * (ua + ub);
   };
@@ -564,7 +591,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     for (int side = 0; side < 2; ++side) {
       y_guess = v;
       const Row inner = lens.row(m8.x[side ? 7 : 1], y_guess);
-      const Row tip = lens.row(side ? u1 - 1e-5 * span : u0 + 1e-5 * span, inner.mid);
+      const Row tip = lens.row(side ? u1 - 1e-5 * span : u0 + 1e-5 * span, inner.mid, true, &inner);
       if (inner.shape.empty || tip.shape.empty || inner.shape == tip.shape) continue;
       if (kinks_left-- <= 0) {
         evaluations += lens.evaluations;
