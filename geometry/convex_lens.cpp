@@ -521,7 +521,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   // segments split where the rows' shape changes.
   double y_guess = v;
   Row last;  // the row evaluated last: its edges start the next row's searches
+  std::vector<Row> kept;  // rows the tip check below evaluated at the outer rule's nodes
   auto row_at = [&](double x) {
+    for (const Row& k : kept)
+      if (k.u == x) return k;
     Row r = lens.row(x, y_guess, true, last.shape.empty ? nullptr : &last);
     if (!r.shape.empty) last = r;
     if (!r.shape.empty) y_guess = r.mid;
@@ -531,7 +534,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   double error = 0;
   int kinks_left = kMaxSwitches;
   // Returns false when the segment cannot meet its share of the error.
-  const double kink_precision = 1e-5 * (u1 - u0);
+  const double kink_precision = 1e-4 * (u1 - u0);
   // The u where the shape changes between rows ra and rb (bisection; a kink misplaced by δ costs ~δ² of V).
   auto kink_between = [&](const Row& ra, const Row& rb) {
     double ua = ra.u, ub = rb.u;
@@ -590,8 +593,9 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     const double span = u1 - u0;
     for (int side = 0; side < 2; ++side) {
       y_guess = v;
-      const Row inner = lens.row(m8.x[side ? 7 : 1], y_guess);
-      const Row tip = lens.row(side ? u1 - 1e-5 * span : u0 + 1e-5 * span, inner.mid, true, &inner);
+      const Row inner = row_at(m8.x[side ? 7 : 1]);  // the outer rule's second and second-last rows (kept)
+      kept.push_back(inner);
+      const Row tip = lens.row(side ? u1 - 1e-5 * span : u0 + 1e-5 * span, inner.mid, false, &inner);
       if (inner.shape.empty || tip.shape.empty || inner.shape == tip.shape) continue;
       if (kinks_left-- <= 0) {
         evaluations += lens.evaluations;

@@ -13,6 +13,8 @@ namespace vcsim::geo::lens {
 struct CcRule {
   int n = 0;
   std::array<double, 17> t{}, w{};
+  // Under the sine map below, on [−1, 1]: the nodes −cos θ_k and the weights w_k (π/2) sin θ_k (computed once).
+  std::array<double, 17> mapped_t{}, mapped_w{};
 };
 inline CcRule make_cc_rule(int n) {
   constexpr double kPi = 3.14159265358979323846;
@@ -24,6 +26,11 @@ inline CcRule make_cc_rule(int n) {
     r.w[k] = (k == 0 || k == n ? 1.0 : 2.0) / n * (1 - s);
     r.t[k] = -std::cos(k * kPi / n);
   }
+  for (int k = 0; k <= n; ++k) {
+    const double theta = 0.5 * kPi * (1 + r.t[k]);
+    r.mapped_t[k] = k == 0 ? -1.0 : k == n ? 1.0 : -std::cos(theta);
+    r.mapped_w[k] = r.w[k] * 0.5 * kPi * std::sin(theta);
+  }
   return r;
 }
 inline const CcRule& cc_rule(int n) {
@@ -34,18 +41,13 @@ inline const CcRule& cc_rule(int n) {
 // A rule's nodes and weights on [a, b] under the sine map x = m − h cos θ, θ = π (1 + t) / 2 (m, h: the interval's
 // middle and half-width): ∫ f dx = ∫ f(x(t)) h (π/2) sin θ dt. The factor sin θ vanishes like the distance from
 // either end to the power ½, so an integrand with square-root ends (a row across a disc, a footprint's rounded tip)
-// becomes smooth in t and the rule converges geometrically instead of like n⁻³. Exact for smooth integrands in the
-// limit; the ends get weight 0.
+// becomes smooth in t and the rule converges geometrically instead of like n⁻³. The ends get weight 0.
 struct Mapped {
   std::array<double, 17> x{}, w{};
   Mapped(const CcRule& r, double a, double b) {
-    constexpr double kPi = 3.14159265358979323846;
     const double m = 0.5 * (a + b), h = 0.5 * (b - a);
-    for (int k = 0; k <= r.n; ++k) {
-      const double theta = 0.5 * kPi * (1 + r.t[k]);
-      x[k] = k == 0 ? a : k == r.n ? b : m - h * std::cos(theta);
-      w[k] = r.w[k] * h * 0.5 * kPi * std::sin(theta);
-    }
+    for (int k = 0; k <= r.n; ++k) x[k] = m + h * r.mapped_t[k], w[k] = h * r.mapped_w[k];
+    x[0] = a, x[r.n] = b;
   }
 };
 
