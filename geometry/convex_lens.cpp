@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "geometry/lens_faces.h"
 #include "geometry/lens_rules.h"
 #include "geometry/line_sets.h"
 
@@ -29,72 +30,6 @@ struct Column {
   double S = -kInf;
   long sig = 0;
 };
-
-// How far inside the faces that run parallel to the column (x = o + s w, primitive frame) the column is: a
-// cylinder's side along its axis, a cap or a box's face across it. G jumps there (a full chord inside, none
-// outside); this margin does not, so the edge searches converge on it as fast as on a smooth rim. +∞ when no face
-// runs parallel.
-double parallel_margin(const Placed& p, const Vec3& o, const Vec3& w) {
-  constexpr double kAlong = 1e-14, kAcross = 1e-15;  // line_span's own tests for "parallel"
-  double m = kInf;
-  const bool along_axis = w.x() * w.x() + w.y() * w.y() < kAlong, across_axis = std::abs(w.z()) < kAcross;
-  switch (p.kind) {
-    case PrimitiveKind::Cylinder:
-      if (along_axis) m = std::min(m, p.r - std::hypot(o.x(), o.y()));
-      if (across_axis) m = std::min(m, p.half_length - std::abs(o.z()));
-      break;
-    case PrimitiveKind::InfiniteCylinder:
-    case PrimitiveKind::Capsule:
-      if (along_axis) m = std::min(m, p.r - std::hypot(o.x(), o.y()));
-      break;
-    case PrimitiveKind::Cone:
-      if (across_axis) m = std::min(m, p.half_length - std::abs(o.z()));
-      break;
-    case PrimitiveKind::Box:
-      for (int k = 0; k < 3; ++k)
-        if (std::abs(w[k]) < kAcross) m = std::min(m, p.half_size[k] - std::abs(o[k]));
-      break;
-    case PrimitiveKind::Slab:
-      if (across_axis) m = std::min(m, p.half_thickness - std::abs(o.z()));
-      break;
-    case PrimitiveKind::HalfSpace:
-      if (across_axis) m = std::min(m, -o.z());
-      break;
-    default: break;
-  }
-  return m;
-}
-
-// The chord of p along the column with the faces parallel to it left out (those the column misses beside): a
-// cylinder along its axis keeps its caps, one across it its side, a box its other faces. Where no such face is
-// missed, the chord itself. Concave in the column's position like every chord of a convex set.
-Span chord_without_parallel_faces(const Placed& p, const Vec3& o, const Vec3& w) {
-  constexpr double kAlong = 1e-14, kAcross = 1e-15;
-  const bool along_axis = w.x() * w.x() + w.y() * w.y() < kAlong, across_axis = std::abs(w.z()) < kAcross;
-  Placed q = p;
-  switch (p.kind) {
-    case PrimitiveKind::Cylinder:
-      if (along_axis) q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
-      else if (across_axis) q.kind = PrimitiveKind::InfiniteCylinder;
-      break;
-    case PrimitiveKind::Capsule:
-      if (along_axis) q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length + p.r;
-      break;
-    case PrimitiveKind::InfiniteCylinder:
-    case PrimitiveKind::Slab:
-    case PrimitiveKind::HalfSpace:
-      if ((p.kind == PrimitiveKind::InfiniteCylinder && along_axis) || (p.kind != PrimitiveKind::InfiniteCylinder &&
-                                                                         across_axis))
-        return Span{-kInf, kInf, 0, 0};
-      break;
-    case PrimitiveKind::Box:
-      for (int k = 0; k < 3; ++k)
-        if (std::abs(w[k]) < kAcross) q.half_size[k] = kInf;
-      break;
-    default: break;  // a cone's caps across it: kept (its margin still bounds S)
-  }
-  return lines::line_span(q, o, w);
-}
 
 // Moments of columns: ∫G, ∫G u, ∫G v, ∫G m (m the column's mid z), ∫G u², ∫G uv, ∫G u m, ∫G v², ∫G v m, ∫∫z².
 struct Sums {
@@ -130,41 +65,6 @@ struct Row {
   bool ok = true;
 };
 
-// One face of a primitive as a primitive of its own (same placement), for locating where two faces' chord ends
-// cross: a cylinder's side (an infinite cylinder) or caps (a slab), a capsule's body or end balls, a box's pair of
-// faces, a cone's caps or side. False where the face cannot stand alone (a capsule's inner slab face).
-bool face_alone(const Placed& p, int face, Placed& q) {
-  q = p;
-  switch (p.kind) {
-    case PrimitiveKind::Cylinder:
-      if (face == 0) q.kind = PrimitiveKind::InfiniteCylinder;
-      else q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
-      return true;
-    case PrimitiveKind::Cone: {
-      if (face != 0) {
-        q.kind = PrimitiveKind::Slab, q.half_thickness = p.half_length;
-        return true;
-      }
-      // The side alone: the same surface ρ = c + k z on a longer slab, halfway to the apex (radii stay positive),
-      // so that the side continues past the caps.
-      const double h = p.half_length, k = (p.r2 - p.r) / (2 * h), c = 0.5 * (p.r + p.r2);
-      const double H = k == 0 ? 2 * h : 0.5 * (h + std::abs(c / k));
-      q.half_length = H, q.r = c - k * H, q.r2 = c + k * H;
-      return true;
-    }
-    case PrimitiveKind::Capsule:
-      if (face == 0) q.kind = PrimitiveKind::InfiniteCylinder;
-      else if (face >= 2) q.kind = PrimitiveKind::Sphere, q.b += Vec3(0, 0, face == 2 ? p.half_length : -p.half_length);
-      else return false;
-      return true;
-    case PrimitiveKind::Box:
-      for (int k = 0; k < 3; ++k)
-        if (k != face) q.half_size[k] = kInf;
-      return true;
-    default: return true;  // one face: the primitive itself
-  }
-}
-
 // Splits at face switches (in a row) and at row shape changes (across rows) before giving up: a footprint with more
 // corners and kink curves than this is left to the column engine.
 constexpr int kMaxSwitches = 16;
@@ -180,7 +80,6 @@ struct Lens {
   // sliver next to a kink or a tip does not have to be integrated to the tolerance relative to itself.
   double row_floor = 0;
   long evaluations = 0;
-  bool ok = true;
   int switches_left = 0;  // face switches a row may still split at
 
   Column at(double u, double v) {
@@ -302,11 +201,11 @@ struct Lens {
     return 0.5 * (ya + yb);
   }
 
-  // ∫ over [a, b] of the row at u, added to `sums`; signature changes split it (at most `depth` levels).
-  // `allowed`: the absolute error allowed on ∫G.
-  // `given`: the 9-node rule's interior columns on [a, b] when already evaluated (the row's shape).
-  bool segment(double u, double a, double b, double allowed, int depth, Sums& sums,
-               const std::array<Column, 8>* given = nullptr) {
+  // ∫ over [a, b] of the row at u, added to `sums`: the 9-node rule against the 5-node one, then 17 against 9, then
+  // halves (at most `depth` levels); a change of faces between neighbouring nodes splits it there first. The error
+  // allowed: a quarter of the tolerance relative to the piece's own integral (the pieces add up to the row), or
+  // row_floor. `given`: the 9-node rule's interior columns on [a, b] when already evaluated (the row's shape).
+  bool segment(double u, double a, double b, int depth, Sums& sums, const std::array<Column, 8>* given = nullptr) {
     // The sine map gives the segment's ends weight 0: only the interior nodes are evaluated (an end sits on a face
     // switch or on the row's edge, where its faces are ambiguous anyway).
     std::array<Column, 17> col;
@@ -320,29 +219,30 @@ struct Lens {
         if (col[k].sig == col[k + step].sig || !(col[k].G > 0) || !(col[k + step].G > 0)) continue;
         if (switches_left-- <= 0) return false;
         const double c = face_switch(u, y[k], col[k].sig, y[k + step], col[k + step].sig);
-        return segment(u, a, c, -1, depth, sums) && segment(u, c, b, -1, depth, sums);
+        return segment(u, a, c, depth, sums) && segment(u, c, b, depth, sums);
       }
       const Mapped& fine = step == 2 ? Mapped(cc_rule(8), a, b) : m16;
       const Mapped coarse(cc_rule(step == 2 ? 4 : 8), a, b);
       Sums f, c;
       for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], u, y[k], col[k]);
       for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], u, y[k], col[k]);
-      if (allowed < 0) allowed = std::max(-allowed * 0.25 * tolerance * std::abs(f.s[0]), row_floor);
-      if (std::abs(f.s[0] - c.s[0]) / 8 <= allowed || step == 1) {
-        if (std::abs(f.s[0] - c.s[0]) / 8 > allowed) {
-          if (depth == 0) return false;
-          const double mid = 0.5 * (a + b);
-          return segment(u, a, mid, -1, depth - 1, sums) && segment(u, mid, b, -1, depth - 1, sums);
-        }
+      // The half-order rule's error over 8: the finer rule's (p ≥ 3: G is smooth between face switches, and the
+      // sine map makes the square-root ends smooth).
+      const double error = std::abs(f.s[0] - c.s[0]) / 8;
+      if (error <= std::max(0.25 * tolerance * std::abs(f.s[0]), row_floor)) {
         sums.add(1.0, f);
         return true;
+      }
+      if (step == 1) {
+        if (depth == 0) return false;
+        const double mid = 0.5 * (a + b);
+        return segment(u, a, mid, depth - 1, sums) && segment(u, mid, b, depth - 1, sums);
       }
       step = 1;
       for (int k = 1; k < 16; k += 2) y[k] = m16.x[k], col[k] = at(u, y[k]);
     }
   }
 
-  // The row at u: its ends, then its integral. y_guess: a column likely inside (the previous row's middle).
   // The row at u: its edges and shape, then (when `integrate`) its integral. y_guess: a column likely inside (the
   // previous row's middle).
   // near: a row close by whose edges start the searches (none: from the box's sides).
@@ -375,9 +275,6 @@ struct Lens {
     }
     if (e1.sig_in != r.shape.sigs.back()) r.shape.sigs.push_back(e1.sig_in);
     if (!integrate) return r;
-    // allowed < 0: each piece's integral, estimated first on 9 nodes, sets the error allowed (a quarter of the
-    // tolerance), and at least 1e-3 of that for the whole row (scaled by the inside column's gap).
-    const double allowed = -1;
     row_floor = 1e-3 * 0.25 * tolerance * std::abs(c_in.G * (e1.in - e0.in));
     switches_left = kMaxSwitches;
     // Faces that bound the row's ends but none of its nodes (a ring of a cone's side around its flat top, thinner
@@ -385,9 +282,8 @@ struct Lens {
     const double c0 = e0.sig_in == c_in.sig ? e0.in : face_switch(u, e0.in, e0.sig_in, y_in, c_in.sig);
     const double c1 = e1.sig_in == c_in.sig ? e1.in : face_switch(u, y_in, c_in.sig, e1.in, e1.sig_in);
     const bool whole = c0 == e0.in && c1 == e1.in;
-    r.ok = (c0 == e0.in || segment(u, e0.in, c0, allowed, 3, r.sums)) &&
-           segment(u, c0, c1, allowed, 3, r.sums, whole ? &nodes : nullptr) &&
-           (c1 == e1.in || segment(u, c1, e1.in, allowed, 3, r.sums));
+    r.ok = (c0 == e0.in || segment(u, e0.in, c0, 3, r.sums)) && segment(u, c0, c1, 3, r.sums, whole ? &nodes : nullptr) &&
+           (c1 == e1.in || segment(u, c1, e1.in, 3, r.sums));
     return r;
   }
 };
@@ -436,8 +332,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     v = brent_max([&](double y) { return first.at(u, y).S; }, first.lo.y(), first.hi.y(), 1e-6 * first.size, g_best);
     u = brent_max([&](double x) { return first.at(x, v).S; }, first.lo.x(), first.hi.x(), 1e-6 * first.size, g_best);
   }
-  evaluations += first.evaluations;
-  if (!(g_best > 0)) return finish(std::nullopt);  // not found: the column engine decides
+  if (!(g_best > 0)) {  // not found: the column engine decides
+    evaluations += first.evaluations;
+    return finish(std::nullopt);
+  }
 
   // Columns along the lens's own normal: the difference of the outward normals of the two faces bounding the deepest
   // column, at its ends (the query's normal, from the cells' gradients at the overlap box's centre, can be far off;
@@ -461,6 +359,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     const Vec3 middle = tilt.conjugate() * Vec3(u, v, 0.5 * (deep.lo + deep.hi));
     u = middle.x(), v = middle.y();
   }
+  evaluations += first.evaluations;
   const Pose tilted = frame.compose(Pose{Vec3::Zero(), tilt});
   Lens second;
   if (!place_lens(second, a, pose_a, b, pose_b, tilted, tolerance)) return finish(std::nullopt);
@@ -517,8 +416,6 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   const double u0 = g_lo > 0 ? lo.x() : find_edge(row_max, u, g_best, 0, lo.x(), g_lo, 0, tol_u).in;
   const double u1 = g_hi > 0 ? hi.x() : find_edge(row_max, u, g_best, 0, hi.x(), g_hi, 0, tol_u).in;
 
-  // The outer integral over [u0, u1]: rows at the sine-mapped Clenshaw–Curtis nodes, 9 then 17 per segment,
-  // segments split where the rows' shape changes.
   double y_guess = v;
   Row last;  // the row evaluated last: its edges start the next row's searches
   std::vector<Row> kept;  // rows the tip check below evaluated at the outer rule's nodes
@@ -531,9 +428,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     return r;
   };
   Sums total;
-  double error = 0;
   int kinks_left = kMaxSwitches;
-  // Returns false when the segment cannot meet its share of the error.
   const double kink_precision = 1e-4 * (u1 - u0);
   // The u where the shape changes between rows ra and rb (bisection; a kink misplaced by δ costs ~δ² of V).
   auto kink_between = [&](const Row& ra, const Row& rb) {
@@ -547,9 +442,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   };
   // The outer integral over [s0, s1]: rows at the sine-mapped Clenshaw–Curtis nodes, 9 then 17. Where neighbouring
   // rows differ in shape, F has a kink between them: located, and each side integrated on its own. Otherwise the
-  // 9-node rule against the 5-node one, then 17 against 9, then halves. allowed < 0: the segment's first estimate
-  // of its integral sets the error allowed (half the tolerance). False when the segment cannot meet it.
-  std::function<bool(double, double, double, int)> outer = [&](double s0, double s1, double allowed, int depth) {
+  // 9-node rule against the 5-node one, then 17 against 9, then halves (at most `depth` levels). The error allowed:
+  // half the tolerance relative to the segment's own integral (the segments add up to V), or v_floor. False when
+  // the segment cannot meet it.
+  std::function<bool(double, double, int)> outer = [&](double s0, double s1, int depth) {
     std::array<Row, 17> rows;
     const Mapped m16(cc_rule(16), s0, s1);
     for (int k = 2; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
@@ -561,32 +457,31 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
         if (kinks_left-- <= 0) return false;
         const double c = kink_between(rows[k], rows[k + step]);
         y_guess = rows[k].mid;
-        return outer(s0, c, -1, depth) && outer(c, s1, -1, depth);
+        return outer(s0, c, depth) && outer(c, s1, depth);
       }
       const Mapped fine(cc_rule(16 / step), s0, s1), coarse(cc_rule(8 / step), s0, s1);
       Sums f, c;
       bool rows_ok = true;
       for (int k = step, j = 1; k < 16; k += step, ++j) f.add(fine.w[j], rows[k].sums), rows_ok &= rows[k].ok;
       for (int k = 2 * step, j = 1; k < 16; k += 2 * step, ++j) c.add(coarse.w[j], rows[k].sums);
-      if (allowed < 0) allowed = std::max(-allowed * 0.5 * tolerance * std::abs(f.s[0]), v_floor);
       // The half-order rule's error over 8: the finer rule's, with p ≥ 3 (F smooth between kinks, ends sine-mapped).
-      const double e = rows_ok ? std::abs(f.s[0] - c.s[0]) / 8 : kInf;
-      if (e <= allowed) {
+      const double error = rows_ok ? std::abs(f.s[0] - c.s[0]) / 8 : kInf;
+      if (error <= std::max(0.5 * tolerance * std::abs(f.s[0]), v_floor)) {
         total.add(1.0, f);
-        error += e;
         return true;
       }
       if (step == 1) {
         if (depth == 0) return false;
         const double mid = 0.5 * (s0 + s1);
-        return outer(s0, mid, -1, depth - 1) && outer(mid, s1, -1, depth - 1);
+        return outer(s0, mid, depth - 1) && outer(mid, s1, depth - 1);
       }
       for (int k = 1; k < 16; k += 2) rows[k] = row_at(m16.x[k]);
     }
   };
   // Kinks of F right at the footprint's tips (a corner where a disc's rim meets a strip's edge) lie between the tip
   // and the first node, where no two rows compare and where the sine map hides them from the estimate. A row next to
-  // each tip (1e-5 of the extent in) is compared with the first row of the 9-node rule; a kink nearer the tip than that is compared with the first interior row.
+  // each tip (1e-5 of the extent in: a kink nearer than that moves V by ~1e-7 of it) is compared with the first row
+  // of the 9-node rule.
   std::vector<double> cuts{u0};
   {
     const Mapped m8(cc_rule(8), u0, u1);
@@ -608,10 +503,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   std::sort(cuts.begin(), cuts.end());
   y_guess = v;
   bool ok_outer = true;
-  for (size_t i = 0; i + 1 < cuts.size() && ok_outer; ++i) ok_outer = outer(cuts[i], cuts[i + 1], -1, 4);
+  for (size_t i = 0; i + 1 < cuts.size() && ok_outer; ++i) ok_outer = outer(cuts[i], cuts[i + 1], 4);
   const double V = total.s[0];
   evaluations += lens.evaluations;
-  if (!ok_outer || !lens.ok || !(V > 0)) return finish(std::nullopt);
+  if (!ok_outer || !(V > 0)) return finish(std::nullopt);
 
   // Back from the turned frame to `frame`.
   const Mat3 R = tilt.toRotationMatrix() * Eigen::AngleAxisd(turn, Vec3::UnitZ()).toRotationMatrix();

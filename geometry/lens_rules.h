@@ -1,5 +1,5 @@
 // The one-dimensional tools of the convex lens quadrature (geometry/convex_lens.cpp): nested Clenshaw–Curtis rules
-// under a sine map, a bracketed edge search, a golden-section maximum. Header-only, pure.
+// under a sine map, a bracketed edge search (false position), Brent's search for a maximum. Header-only, pure.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -78,19 +78,6 @@ Edge find_edge(const F& f, double in, double f_in, long s_in, double out, double
     }
   }
   return Edge{in, out, s_in, s_out};
-}
-
-// Golden-section search for the maximum of f on [a, b] (f quasi-concave there).
-template <class F>
-double argmax(const F& f, double a, double b, int iterations, double& best) {
-  const double g = 0.5 * (std::sqrt(5.0) - 1);
-  double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = f(x1), f2 = f(x2);
-  for (int it = 0; it < iterations; ++it) {
-    if (f1 >= f2) b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = f(x1);
-    else a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = f(x2);
-  }
-  best = std::max(f1, f2);
-  return f1 >= f2 ? x1 : x2;
 }
 
 // Brent's search for the maximum of f on [a, b] (f quasi-concave there): parabolic steps through the three best
