@@ -44,9 +44,13 @@ int main(int argc, char** argv) {
   struct Pair {
     std::string name;
     Primitive a, b;
+    Quat qa = Quat::Identity();  // a's attitude (b's is the row's)
   };
   const std::vector<Pair> pairs = {
       {"crossed cylinders", shape(PrimitiveKind::Cylinder, 0.05, 0.4), shape(PrimitiveKind::Cylinder, 0.03, 0.4)},
+      // a on its side: attitude 1 lays b exactly parallel along it, attitude 0 stands b's flat end on a's side.
+      {"cylinder along a cylinder", shape(PrimitiveKind::Cylinder, 0.05, 0.4), shape(PrimitiveKind::Cylinder, 0.03, 0.4),
+       attitude(1)},
       {"cylinder on a cone", shape(PrimitiveKind::Cone, 0.05, 0.2, 0.01), shape(PrimitiveKind::Cylinder, 0.02, 0.3)},
       {"capsule on a capsule", shape(PrimitiveKind::Capsule, 0.03, 0.2), shape(PrimitiveKind::Capsule, 0.02, 0.15)},
       {"ellipsoid on a ball", shape(PrimitiveKind::Ellipsoid, 0.06), shape(PrimitiveKind::Sphere, 0.05)},
@@ -63,6 +67,7 @@ int main(int argc, char** argv) {
   for (const Pair& p : pairs) {
     if (p.name.rfind(only, 0) != 0) continue;
     const Cell a = bench::one_cell(p.a), b = bench::one_cell(p.b);
+    const Pose pa{Vec3::Zero(), p.qa};
     for (int k = 0; k < 3; ++k) {
       if (only_attitude >= 0 && k != only_attitude) continue;
       // b above a at attitude k, lowered until V reaches 1e-9, 1e-8 and 1e-7 m³ (bisection on the height).
@@ -74,14 +79,14 @@ int main(int argc, char** argv) {
         double lo = on_tube ? 0.0 : -0.3, hi = 0.4;  // V falls from lo to hi
         for (int it = 0; it < 50; ++it) {
           const double z = 0.5 * (lo + hi);
-          (interference(a, Pose{}, b, Pose{at + Vec3(0, 0, z), qb}).volume > target ? lo : hi) = z;
+          (interference(a, pa, b, Pose{at + Vec3(0, 0, z), qb}).volume > target ? lo : hi) = z;
         }
         const Pose pb{at + Vec3(0, 0, hi), qb};
         QueryOptions mine;
         if (const char* t = std::getenv("BENCH_TOLERANCE")) mine.tolerance = std::atof(t);
-        const Interference x = interference(a, Pose{}, b, pb, mine);
-        const Interference r = interference(a, Pose{}, b, pb, reference);
-        const double us = bench::median_us([&] { interference(a, Pose{}, b, pb); }, 7, 0.2);
+        const Interference x = interference(a, pa, b, pb, mine);
+        const Interference r = interference(a, pa, b, pb, reference);
+        const double us = bench::median_us([&] { interference(a, pa, b, pb, mine); }, 7, 0.2);
         std::printf("| %s | %d | %.2e | %ld | %+.1e | %.1f |\n", p.name.c_str(), k, x.volume, x.columns,
                     x.volume / r.volume - 1, us);
       }

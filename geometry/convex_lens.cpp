@@ -411,10 +411,34 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     brent_max([&](double y) { return lens.at(x, y).S; }, lo.y(), hi.y(), 1e-7 * lens.size, best);
     return std::pair<double, long>(best, 0);
   };
-  const double tol_u = 1e-10 * lens.size;
-  const double g_lo = row_max(lo.x()).first, g_hi = row_max(hi.x()).first;
-  const double u0 = g_lo > 0 ? lo.x() : find_edge(row_max, u, g_best, 0, lo.x(), g_lo, 0, tol_u).in;
-  const double u1 = g_hi > 0 ? hi.x() : find_edge(row_max, u, g_best, 0, hi.x(), g_hi, 0, tol_u).in;
+  // Bracketed from the rim point reaching furthest that way (inside), stepping outward by steps growing 4× until a
+  // row misses the footprint, or the box's side.
+  auto extent = [&](double dir) {
+    double u_in = u, g_in = g_best;
+    for (int k = 0; k < 8; ++k) {
+      const double c = std::cos(k * kPi / 4 - turn) * reach[k];  // the rim point's u in the turned frame, less u
+      if (dir * c > dir * (u_in - u)) u_in = u + c;
+    }
+    if (u_in != u) g_in = row_max(u_in).first;
+    if (!(g_in > 0)) u_in = u, g_in = g_best;
+    const double box = dir > 0 ? hi.x() : lo.x();
+    double u_out = box, g_out = -kInf;
+    for (double step = 1e-2 * std::abs(u_in - u) + 1e-6 * lens.size, x = u_in + dir * step; dir * (box - x) > 0;
+         step *= 4, x = u_in + dir * step) {
+      g_out = row_max(x).first;
+      if (!(g_out > 0)) {
+        u_out = x;
+        break;
+      }
+      u_in = x, g_in = g_out;
+    }
+    if (u_out == box) {
+      g_out = row_max(box).first;
+      if (g_out > 0) return box;
+    }
+    return find_edge(row_max, u_in, g_in, 0, u_out, g_out, 0, 1e-10 * lens.size).in;
+  };
+  const double u0 = extent(-1), u1 = extent(1);
 
   double y_guess = v;
   Row last;  // the row evaluated last: its edges start the next row's searches
