@@ -341,3 +341,28 @@ TEST_CASE("convex lens: bench_curved_pairs' other attitudes against the column e
     }
   }
 }
+
+TEST_CASE("convex lens: a cylinder lying parallel on another, against the circles' lens", "[geometry][convex_lens]") {
+  // Both along x: the intersection is the lens of the two cross-section circles (closed form) times the length the
+  // two cylinders share, its centroid at the middle of that length. The columns run across the axes (parallel to
+  // the cylinders' caps, which bound the footprint with a jump of G). Tolerance: the default 1e-3.
+  const double ra = 0.05, rb = 0.03, half = 0.2;
+  const Cell A = make_cell({rod(PrimitiveKind::Cylinder, ra, 2 * half)});
+  const Cell B = make_cell({rod(PrimitiveKind::Cylinder, rb, 2 * half)});
+  const Quat on_side(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
+  const Vec3 at(0.004, 0.003, 0);
+  for (double depth : {1e-7, 1e-6, 1e-5, 1e-4, 1e-3}) {
+    const double d = ra + rb - depth, zb = std::sqrt(d * d - at.y() * at.y());
+    const Interference q = interference(A, Pose{Vec3::Zero(), on_side}, B, Pose{at + Vec3(0, 0, zb), on_side});
+    const double area = ra * ra * std::acos((d * d + ra * ra - rb * rb) / (2 * d * ra)) +
+                        rb * rb * std::acos((d * d + rb * rb - ra * ra) / (2 * d * rb)) -
+                        0.5 * std::sqrt((-d + ra + rb) * (d + ra - rb) * (d - ra + rb) * (d + ra + rb));
+    const double length = 2 * half - at.x(), V = area * length;
+    INFO("depth " << depth);
+    REQUIRE(q.overlap);
+    std::printf("parallel cylinders, depth %.0e: V %.3e, V err %.2e, centroid x %.2e, %ld columns\n", depth, V,
+                rel(q.volume, V), std::abs(q.centroid.x() - 0.5 * at.x()), q.columns);
+    CHECK(rel(q.volume, V) < 1e-3);
+    CHECK(std::abs(q.centroid.x() - 0.5 * at.x()) < 1e-3 * length);
+  }
+}
