@@ -328,9 +328,26 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   // The deepest column, by alternating searches along v and u (G is concave on the footprint and falls off outside
   // it): only a start, 1e-6 of the box is plenty.
   double u = 0.5 * (first.lo.x() + first.hi.x()), v = 0.5 * (first.lo.y() + first.hi.y()), g_best = -kInf;
-  for (int round = 0; round < 3; ++round) {
-    v = brent_max([&](double y) { return first.at(u, y).S; }, first.lo.y(), first.hi.y(), 1e-6 * first.size, g_best);
-    u = brent_max([&](double x) { return first.at(x, v).S; }, first.lo.x(), first.hi.x(), 1e-6 * first.size, g_best);
+  auto alternate = [&](int rounds) {
+    for (int round = 0; round < rounds; ++round) {
+      v = brent_max([&](double y) { return first.at(u, y).S; }, first.lo.y(), first.hi.y(), 1e-6 * first.size, g_best);
+      u = brent_max([&](double x) { return first.at(x, v).S; }, first.lo.x(), first.hi.x(), 1e-6 * first.size, g_best);
+    }
+  };
+  alternate(3);
+  if (!(g_best > 0)) {
+    // Outside the footprint S need not be concave (a cap's plane, a quadric's inverted chord), and a small lens in
+    // a large box can be missed from the box's centre: restart from the best node of a 17 × 17 grid over the box.
+    constexpr int kGrid = 17;
+    double best = -kInf;
+    for (int i = 0; i < kGrid; ++i)
+      for (int j = 0; j < kGrid; ++j) {
+        const double x = first.lo.x() + (i + 0.5) / kGrid * (first.hi.x() - first.lo.x());
+        const double y = first.lo.y() + (j + 0.5) / kGrid * (first.hi.y() - first.lo.y());
+        const double s = first.at(x, y).S;
+        if (s > best) best = s, u = x, v = y;
+      }
+    alternate(6);
   }
   if (!(g_best > 0)) {  // not found: the column engine decides
     evaluations += first.evaluations;
