@@ -1,6 +1,5 @@
 #include "geometry/convex_mesh.h"
 
-#include <map>
 #include <numeric>
 #include <utility>
 

@@ -1,4 +1,5 @@
-// Closed triangle meshes (OBJ, ASCII or binary STL) as OpenVDB signed-distance grids.
+// Closed triangle meshes (OBJ, ASCII or binary STL): triangles, hierarchy and topology for the exact queries, and a
+// signed-distance grid for the column engine, built on first use.
 #pragma once
 #include <array>
 #include <atomic>
