@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "geometry/cell_impl.h"
+#include "geometry/convex_pieces.h"
 #include "geometry/located_error.h"
 #include "geometry/interference.h"
 #include "geometry/mesh.h"
@@ -165,6 +166,57 @@ void collect_names(const CsgNode& node, const std::string& name, std::map<const 
   for (const auto& c : node.children) collect_names(c, n, out);
 }
 
+// Whether the plane is a face of the box [lo, hi]: an axis direction through the box's side.
+bool is_box_face(const Plane& pl, const Vec3& lo, const Vec3& hi) {
+  const double eps = 1e-12 * (hi - lo).maxCoeff();
+  for (int a = 0; a < 3; ++a) {
+    if (std::abs(pl.n[(a + 1) % 3]) > 1e-15 || std::abs(pl.n[(a + 2) % 3]) > 1e-15) continue;
+    return pl.n[a] > 0 ? std::abs(pl.d - hi[a]) <= eps : std::abs(pl.d + lo[a]) <= eps;
+  }
+  return false;
+}
+
+// A cell with a mesh marked split: convex becomes one cell per convex piece of the mesh: the cell's other
+// primitives, the piece's half-spaces, and the piece's bounding box (it holds the piece, and gives the cell finite
+// bounds for the broad phase and the mass properties). Other cells are returned as they are.
+std::vector<std::shared_ptr<CellImpl>> split_convex_meshes(const std::shared_ptr<CellImpl>& cell) {
+  for (size_t m = 0; m < cell->prims.size(); ++m) {
+    const CellPrimitive& mesh = cell->prims[m];
+    if (mesh.primitive.kind != PrimitiveKind::Mesh || !mesh.primitive.mesh_split_convex) continue;
+    const SourceLocation& where = cell->where[m];
+    if (mesh.complement)
+      throw GeometryError(where, "split: convex on a solid mesh, but this mesh is subtracted (a complement); "
+                                 "split the solid it is subtracted from, or leave this mesh whole (split: none)");
+    if (mesh.mesh->convex) continue;  // one piece already, served by its own exact path (geometry/convex_mesh.h)
+    std::vector<std::shared_ptr<CellImpl>> out;
+    for (const ConvexPiece& piece : convex_pieces(*mesh.mesh, where)) {
+      auto part = std::make_shared<CellImpl>(*cell);
+      part->prims.erase(part->prims.begin() + m);
+      part->where.erase(part->where.begin() + m);
+      auto add = [&](const Primitive& p) {
+        part->prims.push_back(CellPrimitive{p, false, nullptr});
+        part->where.push_back(where);
+      };
+      for (const Plane& pl : piece.planes) {
+        if (is_box_face(pl, piece.lo, piece.hi)) continue;  // the box below has it (fewer planes to clip by)
+        Primitive half;
+        half.kind = PrimitiveKind::HalfSpace;  // z <= 0 in its frame: the frame's z along n, its origin on the plane
+        half.pose = mesh.primitive.pose.compose(Pose{pl.n * pl.d, Quat::FromTwoVectors(Vec3::UnitZ(), pl.n)});
+        add(half);
+      }
+      Primitive box;
+      box.kind = PrimitiveKind::Box;
+      box.size = piece.hi - piece.lo;
+      box.pose = mesh.primitive.pose.compose(Pose{0.5 * (piece.lo + piece.hi), Quat::Identity()});
+      add(box);
+      // The pieces of a cell with a second split mesh split in turn.
+      for (auto& p : split_convex_meshes(part)) out.push_back(std::move(p));
+    }
+    return out;
+  }
+  return {cell};
+}
+
 bool bounded(const Cell& cell) {
   const Aabb b = world_bounds(cell, Pose{});
   return b.min.allFinite() && b.max.allFinite();
@@ -207,7 +259,8 @@ BodyGeometry make_body_geometry(const CsgNode& root, const std::string& base_dir
     }
     impl->cell_where = dnf[k].empty() ? root.where : dnf[k][0].node->where;
     // Unnamed cells get their index; several cells from one named node get name[k].
-    body.cells.push_back(Cell{name.empty() ? "cell[" + std::to_string(k) + "]" : name, impl});
+    const std::string cell_name = name.empty() ? "cell[" + std::to_string(k) + "]" : name;
+    for (auto& piece : split_convex_meshes(impl)) body.cells.push_back(Cell{cell_name, std::move(piece)});
   }
   std::map<std::string, int> count;
   for (const auto& c : body.cells) ++count[c.name];

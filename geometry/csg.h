@@ -35,6 +35,7 @@ struct Primitive {
   Vec3 radii = Vec3::Zero();  // ellipsoid
   std::string mesh_file;      // mesh; resolved relative to the scenario file
   double mesh_scale = 1.0;
+  bool mesh_split_convex = false;  // mesh: one cell per exact convex piece (geometry/convex_pieces.h)
   Pose pose;                  // primitive frame in the body frame
 };
 

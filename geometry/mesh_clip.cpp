@@ -134,13 +134,13 @@ bool one_plane_moments(const MeshLevelSet& mesh, const Plane& pl, RawMoments& m,
     add_clipped_triangle(Tri{mesh.vertices[t[0]] - apex, mesh.vertices[t[1]] - apex, mesh.vertices[t[2]] - apex},
                          shifted, m, inside_nodes.empty() ? nullptr : &cut);
   }
-  if (!(m.m0 > 0)) return false;
   if (!cut.empty()) {  // the cap, seen from the origin (apex = 0 here)
     const Vec3 x0 = cut.front()[0];
     const Vec3 fan = x0 - pl.n * (pl.n.dot(x0) - pl.d);
     for (const auto& seg : cut) add_tetrahedron(fan, seg[0], seg[1], m);
   }
-  return true;
+  // Only now: before its cap, a region seen from an origin beyond the plane sums to a negative volume.
+  return m.m0 > 0;
 }
 
 // Several cutting planes (or none: the whole mesh): the triangles inside the most restrictive plane's side of the

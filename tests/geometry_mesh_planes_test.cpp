@@ -38,24 +38,6 @@ std::vector<Primitive> facet_planes(const Solid& s) {
   return out;
 }
 
-// A prism of height H over the polygon `poly` (counter-clockwise, star-shaped from the origin), z from 0 to H.
-Solid prism(const std::vector<Vec3>& poly, double H) {
-  Solid s;
-  const int N = static_cast<int>(poly.size());
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), 0);
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), H);
-  s.v.emplace_back(0, 0, 0);
-  s.v.emplace_back(0, 0, H);
-  for (int k = 0; k < N; ++k) {
-    const int j = (k + 1) % N;
-    s.f.push_back({k, j, N + j});
-    s.f.push_back({k, N + j, N + k});
-    s.f.push_back({2 * N, j, k});          // bottom, facing −z
-    s.f.push_back({2 * N + 1, N + k, N + j});  // top, facing +z
-  }
-  return s;
-}
-
 void check_same(const Interference& x, double V, const Vec3& centroid, const Mat3& J, double tol) {
   REQUIRE(x.overlap);
   INFO("V err " << x.volume / V - 1 << ", centroid err / V^(1/3) " << (x.centroid - centroid).norm() / std::cbrt(V)
@@ -128,34 +110,15 @@ TEST_CASE("Non-convex meshes against planes: a star prism and a square tube, as 
     star.emplace_back(r * std::cos(a), r * std::sin(a), 0);
   }
   const double H = 0.03;
-  const Cell star_mesh = mesh_cell(write_obj(prism(star, H), "star"));
+  const Cell star_mesh = mesh_cell(write_obj(star_prism(star, H), "star"));
   // The square tube: outer 0.1 × 0.1, wall 0.01, length 0.08 along z, as a mesh, and as 4 disjoint wall boxes.
-  Solid tube;
-  {
-    const double a = 0.05, b = 0.04, L = 0.08;
-    const Vec3 sq[4] = {{1, 1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, -1, 0}};
-    for (int z = 0; z < 2; ++z)
-      for (const double r : {a, b})
-        for (const Vec3& c : sq) tube.v.emplace_back(r * c.x(), r * c.y(), z * L);
-    // index: z*8 + (outer? 0 : 4) + corner
-    auto id = [](int z, int inner, int k) { return z * 8 + inner * 4 + (k % 4); };
-    for (int k = 0; k < 4; ++k) {
-      tube.f.push_back({id(0, 0, k), id(0, 0, k + 1), id(1, 0, k + 1)});  // outer wall, facing out
-      tube.f.push_back({id(0, 0, k), id(1, 0, k + 1), id(1, 0, k)});
-      tube.f.push_back({id(0, 1, k + 1), id(0, 1, k), id(1, 1, k)});      // inner wall, facing the hole
-      tube.f.push_back({id(0, 1, k + 1), id(1, 1, k), id(1, 1, k + 1)});
-      tube.f.push_back({id(1, 0, k), id(1, 0, k + 1), id(1, 1, k + 1)});  // top ring, facing +z
-      tube.f.push_back({id(1, 0, k), id(1, 1, k + 1), id(1, 1, k)});
-      tube.f.push_back({id(0, 0, k + 1), id(0, 0, k), id(0, 1, k)});      // bottom ring, facing −z
-      tube.f.push_back({id(0, 0, k + 1), id(0, 1, k), id(0, 1, k + 1)});
-    }
-  }
+  const Solid tube = square_tube(0.05, 0.04, 0.08);
   const Cell tube_mesh = mesh_cell(write_obj(tube, "tube"));
   std::mt19937 rng(11);
   for (int trial = 0; trial < 8; ++trial) {
     const Quat q = trial < 2 ? Quat(Eigen::AngleAxisd(trial * 0.3, Vec3::UnitY())) : random_rotation(rng);
     for (int which = 0; which < 2; ++which) {
-      const Solid& s = which == 0 ? prism(star, H) : tube;
+      const Solid& s = which == 0 ? star_prism(star, H) : tube;
       double low = 1e300, high = -1e300;
       for (const Vec3& v : s.v) low = std::min(low, (q * v).z()), high = std::max(high, (q * v).z());
       // Cut at 10 % and 60 % of the height: a plane across the star's points gives several pieces, across the
@@ -190,6 +153,27 @@ TEST_CASE("Non-convex meshes against planes: a star prism and a square tube, as 
       }
     }
   }
+}
+
+TEST_CASE("One plane through a mesh whose own origin is far away: the cap closes the sum before it is judged",
+          "[geometry][mesh]") {
+  // The 12-point star prism written 10 m along x and cut through its middle by x <= 10: seen from its file's origin,
+  // the whole BVH nodes inside and the clipped triangles sum to V − 10/3 · (cap area) before the cap adds the cone
+  // over it, so a test of the sign before the cap lost the region.
+  std::vector<Vec3> star;
+  for (int k = 0; k < 12; ++k) {
+    const double r = k % 2 ? 0.02 : 0.05, a = 2 * M_PI * k / 12;
+    star.emplace_back(r * std::cos(a), r * std::sin(a), 0);
+  }
+  Solid far = star_prism(star, 0.03);
+  for (Vec3& v : far.v) v.x() += 10;
+  double area = 0;  // 12 triangles (centre, point k, point k + 1)
+  for (int k = 0; k < 12; ++k) area += 0.5 * star[k].cross(star[(k + 1) % 12]).z();
+  const Interference x =
+      interference(mesh_cell(write_obj(far, "far_star")), Pose{}, make_cell({plane(Vec3::UnitX(), 10)}), Pose{});
+  REQUIRE(x.overlap);
+  // The star is symmetric about x = 0 (points at k·30° and (6 − k)·30° have the same radius): half its prism.
+  CHECK(x.volume == Approx(0.5 * area * 0.03).epsilon(1e-9));  // rounding of ~10 m coordinates against 1e-5 m³
 }
 
 TEST_CASE("A mesh over a box table's edge: six planes, against the polyhedron clip", "[geometry][mesh]") {

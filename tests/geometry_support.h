@@ -120,6 +120,46 @@ inline Solid prism(const std::vector<Vec3>& poly, double H, int apex) {
   return s;
 }
 
+// A prism of height H over the polygon `poly` (counter-clockwise, star-shaped from the origin), z from 0 to H.
+inline Solid star_prism(const std::vector<Vec3>& poly, double H) {
+  Solid s;
+  const int N = static_cast<int>(poly.size());
+  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), 0);
+  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), H);
+  s.v.emplace_back(0, 0, 0);
+  s.v.emplace_back(0, 0, H);
+  for (int k = 0; k < N; ++k) {
+    const int j = (k + 1) % N;
+    s.f.push_back({k, j, N + j});
+    s.f.push_back({k, N + j, N + k});
+    s.f.push_back({2 * N, j, k});          // bottom, facing −z
+    s.f.push_back({2 * N + 1, N + k, N + j});  // top, facing +z
+  }
+  return s;
+}
+
+// A square tube along z: outer half-width a, inner b, from z = 0 to L (a solid with a hole through it).
+inline Solid square_tube(double a, double b, double L) {
+  Solid tube;
+  const Vec3 sq[4] = {{1, 1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, -1, 0}};
+  for (int z = 0; z < 2; ++z)
+    for (const double r : {a, b})
+      for (const Vec3& c : sq) tube.v.emplace_back(r * c.x(), r * c.y(), z * L);
+  // index: z*8 + (outer? 0 : 4) + corner
+  auto id = [](int z, int inner, int k) { return z * 8 + inner * 4 + (k % 4); };
+  for (int k = 0; k < 4; ++k) {
+    tube.f.push_back({id(0, 0, k), id(0, 0, k + 1), id(1, 0, k + 1)});  // outer wall, facing out
+    tube.f.push_back({id(0, 0, k), id(1, 0, k + 1), id(1, 0, k)});
+    tube.f.push_back({id(0, 1, k + 1), id(0, 1, k), id(1, 1, k)});      // inner wall, facing the hole
+    tube.f.push_back({id(0, 1, k + 1), id(1, 1, k), id(1, 1, k + 1)});
+    tube.f.push_back({id(1, 0, k), id(1, 0, k + 1), id(1, 1, k + 1)});  // top ring, facing +z
+    tube.f.push_back({id(1, 0, k), id(1, 1, k + 1), id(1, 1, k)});
+    tube.f.push_back({id(0, 0, k + 1), id(0, 0, k), id(0, 1, k)});      // bottom ring, facing −z
+    tube.f.push_back({id(0, 0, k + 1), id(0, 1, k), id(0, 1, k + 1)});
+  }
+  return tube;
+}
+
 // The unit-free box [0, sx] x [0, sy] x [0, sz] as a mesh (centred by the loader's frame: the file's coordinates).
 inline Solid box_solid(const Vec3& lo, const Vec3& hi) {
   Solid s = prism({Vec3(lo.x(), lo.y(), 0), Vec3(hi.x(), lo.y(), 0), Vec3(hi.x(), hi.y(), 0), Vec3(lo.x(), hi.y(), 0)},

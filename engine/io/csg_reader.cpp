@@ -86,12 +86,17 @@ void read_primitive(const YamlReader& L, const std::string& kind, const YAML::No
     p.kind = geo::PrimitiveKind::InfiniteCylinder;
     p.radius = len("radius");
   } else {  // mesh
-    L.check_map(body, bp, {"file", "scale"}, "mesh");
+    L.check_map(body, bp, {"file", "scale", "split"}, "mesh");
     p.kind = geo::PrimitiveKind::Mesh;
     p.mesh_file = L.string(L.require(body, "file", bp, "an OBJ or STL file path"), child_path(bp, "file"),
                            "an OBJ or STL file path");
     if (YAML::Node s = L.find(body, "scale"); s.IsDefined())
       p.mesh_scale = L.positive(s, child_path(bp, "scale"), "a scale");
+    if (YAML::Node s = L.find(body, "split"); s.IsDefined()) {
+      const std::string split = L.string(s, child_path(bp, "split"), "convex or none");
+      if (split != "convex" && split != "none") L.fail_got(s, child_path(bp, "split"), "convex or none");
+      p.mesh_split_convex = split == "convex";
+    }
   }
 }
 
