@@ -171,7 +171,9 @@ bool clipped_mesh_moments(const MeshLevelSet& mesh, std::vector<Plane> cutting, 
       const MeshBvhNode& node = mesh.bvh[stack.back()];
       const int at = stack.back();
       stack.pop_back();
-      if (plane_reach(first, node.lo, node.hi, false) > 0) continue;  // wholly outside the first plane
+      // Wholly outside the first plane, by more than the clip's eps: a face lying on the plane within eps is clipped
+      // as inside, so its node must not be culled either (a rail's top face under a cut 1 ulp below it).
+      if (plane_reach(first, node.lo, node.hi, false) > eps) continue;
       if (node.count > 0) {
         for (int k = node.first; k < node.first + node.count; ++k) soup.push_back(triangle(mesh.bvh_order[k]));
       } else {

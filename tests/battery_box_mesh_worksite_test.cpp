@@ -27,6 +27,7 @@
 #include "engine/io/scenario_loader.h"
 #include "geometry/interference.h"
 #include "geometry/mesh.h"
+#include "geometry/mesh_clip.h"
 
 #include "tests/cli_support.h"
 #include "tests/validation_support.h"
@@ -438,4 +439,20 @@ f = split['contacts/box__worksite/force'][-1]
 expect('contact force at rest, x (N): the weight along the insertion axis', f[0], -100.5, -99.5)
 expect('contact force at rest, y and z (N)', np.abs(f[1:]).max(), 0, 0.5)
 )PY") == 0);
+}
+
+// Planes through the mesh's own faces (the cuts of its convex split run along them): the lower rails are the part of
+// the worksite with x <= 0.25, |y| <= 0.235 and z <= -0.023, whose top faces lie on the last plane. Moved by a few
+// ulps either way, the region is still the two rails. A cut 1 ulp below the faces once culled their BVH nodes as
+// outside while the clip counts points within its eps as inside: V = 0.
+TEST_CASE("battery_box mesh worksite: planes through the mesh's faces, a few ulps either way", "[bb_mesh]") {
+  const auto mesh = geo::load_mesh_level_set(kObj, 1.0, geo::SourceLocation{kObj, 0, 0, "test"});
+  for (int ulps = -3; ulps <= 3; ++ulps) {
+    double d = -0.023;
+    for (int k = 0; k < std::abs(ulps); ++k) d = std::nextafter(d, ulps < 0 ? -1.0 : 1.0);
+    const std::vector<geo::Plane> planes = {
+        {Vec3(1, 0, 0), 0.25}, {Vec3(0, -1, 0), 0.235}, {Vec3(0, 1, 0), 0.235}, {Vec3(0, 0, 1), d}};
+    INFO("the last plane moved by " << ulps << " ulps");
+    CHECK(geo::mesh_planes_moments(*mesh, Pose{}, planes).m0 == Approx(2 * kRail).epsilon(1e-9));
+  }
 }
