@@ -87,6 +87,13 @@ PyInterference query(const PyShape& a, const Pose& pa, const PyShape& b, const P
 
 using ShapeClass = py::class_<PyShape>;
 
+// A mesh's `split` (docs/scenario-format.md): "convex" or "none".
+bool split_convex(const std::string& split) {
+  if (split != "convex" && split != "none")
+    throw py::value_error("Shape.mesh: expected split 'convex' or 'none', got '" + split + "'");
+  return split == "convex";
+}
+
 // Shape.sphere(r), .box(size), ...: the primitives and meshes of docs/scenario-format.md, "Geometry".
 void def_primitives(ShapeClass& shape) {
   shape.def_static("sphere", [](double r) {
@@ -142,16 +149,17 @@ void def_primitives(ShapeClass& shape) {
         p.kind = geo::PrimitiveKind::InfiniteCylinder, p.radius = positive(r, "Shape.infinite_cylinder radius");
         return primitive_shape(p, "infinite_cylinder");
       }, py::arg("radius"))
-      .def_static("_mesh_file", [](const std::string& path, double scale) {
+      .def_static("_mesh_file", [](const std::string& path, double scale, const std::string& split) {
         if (!std::filesystem::exists(path)) throw py::value_error("Shape.mesh: no file '" + path + "'");
         geo::Primitive p;
         p.kind = geo::PrimitiveKind::Mesh, p.mesh_file = std::filesystem::absolute(path).string();
         p.mesh_scale = positive(scale, "Shape.mesh scale");
+        p.mesh_split_convex = split_convex(split);
         return primitive_shape(p, "mesh");
-      }, py::arg("path"), py::arg("scale") = 1.0)
+      }, py::arg("path"), py::arg("scale") = 1.0, py::arg("split") = "none")
       .def_static("_mesh_arrays", [](py::array_t<double, py::array::c_style | py::array::forcecast> vertices,
                                      py::array_t<long, py::array::c_style | py::array::forcecast> faces,
-                                     const std::string& tmp_path) {
+                                     const std::string& tmp_path, const std::string& split) {
         if (vertices.ndim() != 2 || vertices.shape(1) != 3)
           throw py::value_error("Shape.mesh: expected vertices of shape (n, 3)");
         if (faces.ndim() != 2 || faces.shape(1) != 3)
@@ -177,6 +185,7 @@ void def_primitives(ShapeClass& shape) {
         }
         geo::Primitive p;
         p.kind = geo::PrimitiveKind::Mesh, p.mesh_file = tmp_path;
+        p.mesh_split_convex = split_convex(split);
         PyShape s{primitive_node(p, "mesh"), {file}, nullptr};
         s.cells();
         return s;

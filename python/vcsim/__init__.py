@@ -75,19 +75,21 @@ def loads(text, overrides=None, name="<string>.yaml"):
     return _vcsim._loads(text, name, _override_list(overrides))
 
 
-def _mesh(path_or_vertices, faces=None, scale=1.0):
+def _mesh(path_or_vertices, faces=None, scale=1.0, split="none"):
     """A closed triangle mesh: Shape.mesh("part.obj") (OBJ or STL, scaled by `scale`), or
-    Shape.mesh(vertices (n, 3), faces (m, 3), 0-based, counter-clockwise seen from outside)."""
+    Shape.mesh(vertices (n, 3), faces (m, 3), 0-based, counter-clockwise seen from outside).
+    split="convex" cuts a concave mesh exactly into convex pieces, one cell each (docs/geometry.md,
+    "Convex pieces"), so that each face region of a fixture gets its own contact normal."""
     if faces is None:
         if not isinstance(path_or_vertices, (str, os.PathLike)):
             raise TypeError("Shape.mesh: expected a file path, or vertices and faces")
-        return Shape._mesh_file(os.fspath(path_or_vertices), scale)
+        return Shape._mesh_file(os.fspath(path_or_vertices), scale, split)
     import numpy as np
     vertices = np.asarray(path_or_vertices, dtype=float) * scale
     fd, tmp = tempfile.mkstemp(suffix=".obj", prefix="vcsim-mesh-")
     os.close(fd)
     try:
-        return Shape._mesh_arrays(vertices, np.asarray(faces, dtype=np.int64), tmp)
+        return Shape._mesh_arrays(vertices, np.asarray(faces, dtype=np.int64), tmp, split)
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)

@@ -142,6 +142,28 @@ def test_mesh_from_arrays_is_the_box():
     assert s.closed_form and s.volume == pytest.approx(0.2 * 0.3 * 0.01, rel=1e-9)
 
 
+def test_concave_mesh_split_into_convex_pieces():
+    # An L prism (0.2 x 0.1 plus 0.1 x 0.1, 0.05 high): one reflex edge, so split="convex" gives two cells, the same
+    # solid (exact moments both ways: rounding only). Its area is 0.03 m^2.
+    poly = [(0, 0), (0.2, 0), (0.2, 0.1), (0.1, 0.1), (0.1, 0.2), (0, 0.2)]
+    v = [(x, y, 0) for x, y in poly] + [(x, y, 0.05) for x, y in poly]
+    f = []
+    for k in range(6):
+        j = (k + 1) % 6
+        f += [[k, j, 6 + j], [k, 6 + j, 6 + k]]
+    for k in range(1, 5):  # the caps, fanned from the reflex vertex 3, which sees every other vertex
+        a, b = (3 + k) % 6, (3 + k + 1) % 6
+        f += [[3, b, a], [9, 6 + a, 6 + b]]
+    whole, split = vcsim.Shape.mesh(v, f), vcsim.Shape.mesh(v, f, split="convex")
+    assert whole.cells == 1 and split.cells == 2
+    p, q = vcsim.mass_properties(whole, 1000.0), vcsim.mass_properties(split, 1000.0)
+    assert q.mass == pytest.approx(1000 * 0.03 * 0.05, rel=1e-12)
+    assert p.mass == pytest.approx(q.mass, rel=1e-12)
+    assert p.inertia == pytest.approx(q.inertia, rel=1e-10)
+    with pytest.raises(ValueError, match="split 'convex' or 'none'"):
+        vcsim.Shape.mesh(v, f, split="yes")
+
+
 def test_open_mesh_is_an_input_error():
     v = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
     with pytest.raises(vcsim.InputError, match="mesh"):
