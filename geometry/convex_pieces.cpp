@@ -191,7 +191,10 @@ std::vector<ConvexPiece> convex_pieces(const MeshLevelSet& mesh, const SourceLoc
 
   std::vector<ConvexPiece> pieces;
   std::vector<Region> stack{whole};
-  while (!stack.empty()) {
+  // Every cut leaves solid on its inner side, so regions stay within a few per piece; the cap only bounds the work.
+  const int max_regions = 16 * max_pieces;
+  for (int regions = 0; !stack.empty(); ++regions) {
+    if (regions > max_regions) fail("needs more than " + std::to_string(max_pieces) + " pieces; leave it whole (split: none)");
     Region r = std::move(stack.back());
     stack.pop_back();
     if (r.depth > static_cast<int>(fp.planes.size())) fail("did not resolve (a cut plane repeated)");
