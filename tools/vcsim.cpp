@@ -90,8 +90,16 @@ void print_resolved(const vcsim::Scenario& scenario, const vcsim::World& world) 
     const vcsim::RigidBody& b = world.bodies[i];
     const vcsim::BodySpec& spec = scenario.bodies[i];
     std::cout << "  " << b.name;
+    // The cells the contact models see (a mesh with split: convex is one per piece).
+    std::string cells;
+    if (!b.geometry.cells.empty()) {
+      const size_t n = b.geometry.cells.size();
+      cells = "; " + std::to_string(n) + (n == 1 ? " cell (" : " cells (");
+      for (size_t c = 0; c < n && c < 8; ++c) cells += (c ? ", " : "") + b.geometry.cells[c].name;
+      cells += n > 8 ? ", ...)" : ")";
+    }
     if (b.fixed) {
-      std::cout << ": fixed" << (b.motion ? ", prescribed motion" : "") << "\n";
+      std::cout << ": fixed" << (b.motion ? ", prescribed motion" : "") << cells << "\n";
       continue;
     }
     const Eigen::Vector3d moments = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(b.inertia_body).eigenvalues();
@@ -102,7 +110,7 @@ void print_resolved(const vcsim::Scenario& scenario, const vcsim::World& world) 
     std::cout << ": mass " << b.mass << " kg (" << mass_from << "); centre of mass [" << com.x() << ", " << com.y()
               << ", " << com.z() << "] m in the body frame (" << (spec.center_of_mass_given ? "given" : spec.density || (spec.mass && !spec.inertia) ? "from the shape" : "body origin")
               << "); principal inertia [" << moments.x() << ", " << moments.y() << ", " << moments.z() << "] kg m^2 ("
-              << inertia_from << ")\n";
+              << inertia_from << ")" << cells << "\n";
   }
   if (!scenario.contacts.empty()) std::cout << "contacts\n";
   for (size_t k = 0; k < scenario.contacts.size(); ++k) {
