@@ -1,5 +1,5 @@
-// libFuzzer target (issue 8): the mesh reader (OBJ, ASCII and binary STL) and the closedness check on
-// arbitrary bytes. The first byte picks the format (even: .obj, odd: .stl); the rest is the file.
+// libFuzzer target (issue 8): the mesh reader (OBJ, ASCII and binary STL), the closedness check, and for a mesh that
+// loads, its split into convex pieces (split: convex, geometry/convex_pieces.h), on arbitrary bytes. The first byte picks the format (even: .obj, odd: .stl); the rest is the file.
 // Anything but a GeometryError escaping, and any sanitizer report or hang, is a finding.
 #include <unistd.h>
 
@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "geometry/convex_pieces.h"
 #include "geometry/located_error.h"
 #include "geometry/mesh.h"
 
@@ -25,6 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto mesh = vcsim::geo::read_mesh(path, where);
     vcsim::geo::check_closed(mesh, path, where);
     vcsim::geo::polyhedron_volume(mesh);
+    const auto loaded = vcsim::geo::load_mesh_level_set(path, 1.0, where);
+    vcsim::geo::convex_pieces(*loaded, where, 64);
   } catch (const vcsim::geo::GeometryError&) {
   }
   return 0;
