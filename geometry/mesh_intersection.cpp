@@ -437,27 +437,36 @@ void intersect_listed(const Placed& a, const Placed& b, const RelativePose& rel,
   join(work_a, work_b, stats, wa, wb, st);
 }
 
-// How far (at most) any point of B's bounds has moved in A's frame, and any point of A's bounds in B's frame, since
-// the cache's pose; the larger of the two.
+// How far (at most) either side of any node-box test can have moved since the cache's pose: B's nodes seen from A's
+// frame, and A's from B's; the larger of the two.
 //
 // Why this suffices (nodes_meet at the current relative pose (R, t), pad p ⇒ at the cache's (R₀, t₀), pad P, when
 // moved + p ≤ P). In A's frame, B's node m (centre c_m, half-extents h_m) becomes the box of centre c = R c_m + t and
 // half-extents e = |R| h_m + p. Along axis k it meets A's node n iff c_k − e_k ≤ n.hi_k and n.lo_k ≤ c_k + e_k. From
-// the current pose to the cache's, c_k changes by |((R − R₀) c_m)_k + (t − t₀)_k| ≤ ‖R − R₀‖_F |c_m| + |t − t₀|, and
-// (|R| h_m)_k by at most Σ_l ||R_kl| − |R₀_kl|| h_m,l ≤ Σ_l |R_kl − R₀_kl| h_m,l ≤ ‖R − R₀‖_F |h_m| (Cauchy–Schwarz
-// on row k). Every node box lies in the root box, so |c_m| ≤ |c_root| + |h_root| and |h_m| ≤ |h_root|: each side of
-// the test moves by at most ‖R − R₀‖_F (|c_root| + 2 |h_root|) + |t − t₀| = moved, and the pad grows by P − p ≥
-// moved, so the test still holds at the cache's pose. The same with A's nodes in B's frame (rotation Rᵀ, the same
-// Frobenius distance; translation t_a_to_b). Each node pair on a leaf pair's path (the path does not depend on the
-// pose, split_nodes) then met at the cache's pose and pad, so the build walk listed every leaf pair a cold walk
-// reaches now.
+// the cache's pose to the current one, with ρ_k the norm of row k of R − R₀ (ρ_k ≤ ‖R − R₀‖_F):
+//  - c_k changes by |((R − R₀) c_m)_k + (t − t₀)_k| ≤ ρ_k |c_m| + |t − t₀|_k (Cauchy–Schwarz on row k);
+//  - (|R| h_m)_k by at most Σ_l ||R_kl| − |R₀_kl|| h_m,l ≤ Σ_l |R_kl − R₀_kl| h_m,l ≤ ρ_k |h_m|.
+// Every node box lies in the root box: u = |c_m − c_root| and v = h_m (componentwise) are ≥ 0 with u + v ≤ h_root, so
+// |u| + |v| ≤ √2 |u + v| ≤ √2 |h_root| and |c_m| + |h_m| ≤ |c_root| + √2 |h_root| =: r. Each side of the test then
+// moves by at most max_k (ρ_k r + |t − t₀|_k) ≤ ‖R − R₀‖_F (|c_root| + 2 |h_root|) + |t − t₀| (the bound of the
+// issue, looser), and the pad grows by P − p ≥ moved, so the test still holds at the cache's pose and pad. The same
+// with A's nodes in B's frame (rotation Rᵀ, translation t_a_to_b). Every node pair on a leaf pair's path (which does
+// not depend on the pose, split_nodes) met at the cache's pose and pad, so the build walk listed every leaf pair a
+// cold walk reaches now. A cold query examines every triangle pair that truly intersects (the pad, 2 quanta, is far
+// above the rounding of snapping and of the box tests), and so does the warm one: the same crossings and segments,
+// summed in the same canonical order, give the same bits.
 double moved_since(const MeshPairCache& c, const MeshLevelSet& ma, const MeshLevelSet& mb, const RelativePose& rel) {
-  const double dR = (rel.b_to_a - c.b_to_a).norm();  // Frobenius
+  const Mat3 dR = rel.b_to_a - c.b_to_a, dRt = dR.transpose();  // rows of dRᵀ: A's nodes seen from B's frame
   auto reach = [](const MeshLevelSet& m) {
     const MeshBvhNode& root = m.bvh[0];
-    return (0.5 * (root.lo + root.hi)).norm() + (root.hi - root.lo).norm();  // |c_root| + 2 |h_root|
+    return (0.5 * (root.lo + root.hi)).norm() + std::sqrt(0.5) * (root.hi - root.lo).norm();  // |c_root| + √2 |h_root|
   };
-  return std::max(dR * reach(mb) + (rel.t_b_to_a - c.t_b_to_a).norm(), dR * reach(ma) + (rel.t_a_to_b - c.t_a_to_b).norm());
+  const double rb = reach(mb), ra = reach(ma);
+  const Vec3 db = (rel.t_b_to_a - c.t_b_to_a).cwiseAbs(), da = (rel.t_a_to_b - c.t_a_to_b).cwiseAbs();
+  double moved = 0;
+  for (int k = 0; k < 3; ++k)
+    moved = std::max({moved, dR.row(k).norm() * rb + db[k], dRt.row(k).norm() * ra + da[k]});
+  return moved;
 }
 
 // A room for the rounding of nodes_meet and moved_since, both a few ulps of the frames' coordinates: 1e-12 of them

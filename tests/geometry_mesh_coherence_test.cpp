@@ -141,8 +141,9 @@ TEST_CASE("Mesh coherence: a move inside the margin is answered warm, beyond it 
   REQUIRE(build.rebuilt == 1);
   REQUIRE(cache.margin > 0);
   CHECK(same_bits(at_build, mesh_mesh_moments(*bowl, Pose{}, *rock, b0)));
-  // The validity bound for B's points is ‖ΔR‖_F (|c_root| + 2 |h_root|) + |Δt| (mesh_intersection.cpp); A's is the
-  // same with A's root. Each jump below is sized in that bound, as a fraction of the margin.
+  // The validity bound (mesh_intersection.cpp) is at most ‖ΔR‖_F (|c_root| + 2 |h_root|) + |Δt| for B's nodes seen
+  // from A, the same with A's root and A's translation seen from B; and at least the largest component of Δt. Each
+  // jump below is sized in those, as a fraction of the margin.
   auto reach = [](const MeshLevelSet& m) {
     const MeshBvhNode& r = m.bvh[0];
     return (0.5 * (r.lo + r.hi)).norm() + (r.hi - r.lo).norm();
@@ -153,13 +154,15 @@ TEST_CASE("Mesh coherence: a move inside the margin is answered warm, beyond it 
   int warm_same = 0, cold_same = 0, jumps = 0;
   for (int k = 0; k < 200; ++k) {
     const bool inside = k % 2 == 0;
-    const Vec3 dir = Vec3(g(rng), g(rng), g(rng)).normalized(), axis = Vec3(g(rng), g(rng), g(rng)).normalized();
+    const Vec3 random_dir = Vec3(g(rng), g(rng), g(rng)).normalized(), axis = Vec3(g(rng), g(rng), g(rng)).normalized();
     // A turn worth 0.45 margins: ‖R(θ) − I‖_F = 2√2 sin(θ/2), times the larger root reach; the translation of A's
     // frame seen from B's grows with the turn too (|ΔRᵀ p_B| ≤ ‖ΔR‖_F |p_B|), so |p_B| is in the share. Then a
-    // translation of 0.45 margins (0.9 in all: inside), or of 1.2 (B's points alone move beyond the margin).
-    const double turn_share = 0.45 * cache.margin, shift = (inside ? 0.45 : 1.2) * cache.margin;
-    const double theta = 2 * std::asin(turn_share / (2 * std::sqrt(2.0) * (turn_reach + b0.position.norm())));
-    const Pose pb{b0.position + shift * dir, b0.rotation * Quat(Eigen::AngleAxisd(theta, axis))};
+    // translation of 0.45 margins in any direction (0.9 in all: inside), or of 1.2 margins along one axis (B's
+    // points alone move beyond the margin along it).
+    const double theta = 2 * std::asin(0.45 * cache.margin / (2 * std::sqrt(2.0) * (turn_reach + b0.position.norm())));
+    const Vec3 shift = inside ? Vec3(0.45 * cache.margin * random_dir)
+                              : Vec3(1.2 * cache.margin * (random_dir[k % 3] < 0 ? -1 : 1) * Vec3::Unit(k % 3));
+    const Pose pb{b0.position + shift, b0.rotation * Quat(Eigen::AngleAxisd(theta, axis))};
     MeshIntersectionStats st;
     const RawMoments warm = mesh_mesh_moments(*bowl, Pose{}, *rock, pb, &st, &cache, nullptr);
     const RawMoments cold = mesh_mesh_moments(*bowl, Pose{}, *rock, pb);
