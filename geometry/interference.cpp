@@ -257,7 +257,8 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
 
 PairCoherence::PairCoherence() : mesh_pair_(std::make_unique<MeshPairCache>()) {}
 PairCoherence::~PairCoherence() = default;
-PairCoherence::PairCoherence(const PairCoherence& other) : mesh_pair_(std::make_unique<MeshPairCache>(*other.mesh_pair_)) {}
+PairCoherence::PairCoherence(const PairCoherence& other)
+    : mesh_pair_(std::make_unique<MeshPairCache>(*other.mesh_pair_)) {}
 PairCoherence& PairCoherence::operator=(const PairCoherence& other) {
   *mesh_pair_ = *other.mesh_pair_;
   return *this;

@@ -291,7 +291,8 @@ bool nodes_meet(const Placed& a, const Placed& b, const RelativePose& rel, int i
     const Vec3 c = R * (0.5 * (m.lo + m.hi)) + t, e = abs_R * (0.5 * (m.hi - m.lo)) + Vec3::Constant(pad);
     return !((c - e).array() > n.hi.array()).any() && !(n.lo.array() > (c + e).array()).any();
   };
-  return meets(na, nb, rel.b_to_a, rel.abs_b_to_a, rel.t_b_to_a) && meets(nb, na, rel.a_to_b, rel.abs_a_to_b, rel.t_a_to_b);
+  return meets(na, nb, rel.b_to_a, rel.abs_b_to_a, rel.t_b_to_a) &&
+         meets(nb, na, rel.a_to_b, rel.abs_a_to_b, rel.t_a_to_b);
 }
 
 // Whether node pair (i, j) can hold meeting triangles; if so, and not both leaves, its two children pairs. Which
@@ -372,7 +373,8 @@ void run_tasks(std::size_t n, const Task& task) {
 
 // Joins the tasks' work in task order.
 void join(const std::vector<SurfaceWork>& work_a, const std::vector<SurfaceWork>& work_b,
-          const std::vector<MeshIntersectionStats>& stats, SurfaceWork& wa, SurfaceWork& wb, MeshIntersectionStats& st) {
+          const std::vector<MeshIntersectionStats>& stats, SurfaceWork& wa, SurfaceWork& wb,
+          MeshIntersectionStats& st) {
   for (std::size_t k = 0; k < work_a.size(); ++k) {
     wa.crossings.insert(wa.crossings.end(), work_a[k].crossings.begin(), work_a[k].crossings.end());
     wa.segments.insert(wa.segments.end(), work_a[k].segments.begin(), work_a[k].segments.end());

@@ -215,11 +215,11 @@ TEST_CASE("Mesh coherence: scenes give bitwise identical datasets with the warm 
     const std::string cold = (dir / (std::string(name) + "_cold.h5")).string(),
                       warm1 = (dir / (std::string(name) + "_warm1.h5")).string(),
                       warm2 = (dir / (std::string(name) + "_warm2.h5")).string();
-    for (const auto& [env, threads, out] : {std::tuple<std::string, std::string, std::string>{"VCSIM_WARM_START=0 ", "1", cold},
-                                            {"", "1", warm1},
-                                            {"", "2", warm2}}) {
-      const cli::Run r = cli::run_command(env + cli::kVcsim + " run " + scene + " --set simulation.duration=" + duration +
-                                          " -q --threads " + threads + " -o " + out);
+    using Run = std::tuple<std::string, std::string, std::string>;  // environment, threads, output
+    for (const auto& [env, threads, out] : {Run{"VCSIM_WARM_START=0 ", "1", cold}, Run{"", "1", warm1},
+                                            Run{"", "2", warm2}}) {
+      const cli::Run r = cli::run_command(env + cli::kVcsim + " run " + scene + " --set simulation.duration=" +
+                                          duration + " -q --threads " + threads + " -o " + out);
       INFO(r.output);
       REQUIRE(r.status == 0);
     }
