@@ -417,15 +417,21 @@ void intersect_surfaces(const Placed& a, const Placed& b, const RelativePose& re
 }
 
 // Leaf pairs per task of a warm query: chunks of the list, as many as the frontier's subtrees at most, of at least
-// this many pairs (a task costs about as much as a few leaf pairs). Fixed by the list alone: any thread count.
+// this many pairs (a task costs about as much as a few leaf pairs).
 constexpr std::size_t kMinChunk = 16;
 
 // The listed leaf pairs that meet at the query's pad, intersected, in contiguous chunks run in parallel and joined
-// in list order.
+// in list order. On one thread, one chunk: the sums do not depend on the order or grouping of the pairs (canonical
+// order), so the bits are the same, without the chunks' buffers and their join.
 void intersect_listed(const Placed& a, const Placed& b, const RelativePose& rel, const Grid& g,
                       const std::vector<std::pair<int, int>>& pairs, SurfaceWork& wa, SurfaceWork& wb,
                       MeshIntersectionStats& st) {
   const double pad = 2 * g.quantum;
+  if (!parallel_allowed()) {
+    for (const auto& [i, j] : pairs)
+      if (nodes_meet(a, b, rel, i, j, pad)) intersect_leaves(a, b, g, i, j, wa, wb, st);
+    return;
+  }
   const std::size_t chunks = std::max<std::size_t>(1, std::min(kSubtrees, pairs.size() / kMinChunk));
   std::vector<SurfaceWork> work_a(chunks), work_b(chunks);
   std::vector<MeshIntersectionStats> stats(chunks);
