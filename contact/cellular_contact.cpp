@@ -10,13 +10,15 @@ namespace vcsim::contact {
 
 CellularContact::CellularContact(const ModelParams& params, const geo::BodyGeometry& gi, const geo::BodyGeometry& gj,
                                  geo::QueryOptions options)
-    : p_(params), cells_i_(gi.cells), cells_j_(gj.cells), options_(options), memory_(num_pairs()) {}
+    : p_(params), cells_i_(gi.cells), cells_j_(gj.cells), options_(options), memory_(num_pairs()),
+      coherence_(num_pairs()) {}
 
 void CellularContact::initial_states(double* s) const {
   for (int k = 0; k < num_pairs(); ++k) volumetric_initial_states(p_, s + k * kVolumetricStates);
 }
 
-geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, const BodyKinematics& bj) const {
+geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, const BodyKinematics& bj,
+                                         geo::PairCoherence* refresh) const {
   if (const geo::Interference* kept = accepted_.find(bi, bj, pair)) return *kept;
   const geo::Cell& ci = cells_i_[pair / cells_j_.size()];
   const geo::Cell& cj = cells_j_[pair % cells_j_.size()];
@@ -24,7 +26,7 @@ geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, con
   const geo::Aabb a = geo::world_bounds(ci, bi.pose), b = geo::world_bounds(cj, bj.pose);
   if (a.empty() || b.empty() || (a.max.array() < b.min.array()).any() || (b.max.array() < a.min.array()).any())
     return geo::Interference{};
-  return geo::interference(ci, bi.pose, cj, bj.pose, options_);
+  return geo::interference(ci, bi.pose, cj, bj.pose, options_, &coherence_[pair], refresh);
 }
 
 namespace {
@@ -64,7 +66,7 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
   // Each pair writes only its own slot; the grain-1 simple partitioner makes no cross-pair reduction.
   tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
     for (int k = range.begin(); k != range.end(); ++k) {
-      const geo::Interference q = query(k, bi, bj);
+      const geo::Interference q = query(k, bi, bj, nullptr);
       inertia[k] = q.inertia;
       ev[k] = evaluate_volumetric(p_, q, bi, bj, memory_[k], s + k * kVolumetricStates, ds + k * kVolumetricStates);
     }
@@ -121,7 +123,7 @@ void CellularContact::accept_step(double, const BodyKinematics& bi, const BodyKi
   std::vector<geo::Interference> q(np);
   tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
     for (int k = range.begin(); k != range.end(); ++k) {
-      q[k] = query(k, bi, bj);
+      q[k] = query(k, bi, bj, &coherence_[k]);  // each pair writes only its own
       accept_volumetric(p_, q[k], bi, bj, memory_[k], s + k * kVolumetricStates);
     }
   }, tbb::simple_partitioner());

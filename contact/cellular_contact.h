@@ -29,12 +29,17 @@ class CellularContact : public ContactPair {
   int num_pairs() const { return static_cast<int>(cells_i_.size() * cells_j_.size()); }
 
  private:
-  geo::Interference query(int pair, const BodyKinematics& bi, const BodyKinematics& bj) const;
+  // refresh: the pair's coherence to rebuild where it no longer holds (accept_step only); evaluate passes nullptr.
+  geo::Interference query(int pair, const BodyKinematics& bi, const BodyKinematics& bj,
+                          geo::PairCoherence* refresh) const;
   ModelParams p_;
   std::vector<geo::Cell> cells_i_, cells_j_;
   geo::QueryOptions options_;
   std::vector<VolumetricMemory> memory_;  // per cell pair, index = ci * n_j + cj
   AcceptedInterferences accepted_;        // the queries at the last accepted state, reused at the same poses
+  // Per cell pair, what its queries start from (a mesh pair's leaf pairs): like accepted_, written only in
+  // accept_step and only read in evaluate, which stays pure and thread-safe.
+  std::vector<geo::PairCoherence> coherence_;
 };
 
 }  // namespace vcsim::contact

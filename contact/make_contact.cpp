@@ -1,5 +1,7 @@
 #include "contact/make_contact.h"
 
+#include <cstdlib>
+
 #include "contact/cellular_contact.h"
 #include "contact/model_params.h"
 #include "contact/point_contact.h"
@@ -47,6 +49,9 @@ std::unique_ptr<ContactPair> make_contact(const std::string& model, const ModelP
   geo::QueryOptions options;
   options.tolerance = sides.geometry_tolerance;
   options.hyper_exponent = p.normal.hyper_n;  // 1 unless the volumetric law is Petersen's (hyper_n)
+  // The warm start between a pair's queries gives the same bits as cold queries; VCSIM_WARM_START=0 turns it off to
+  // show that, or to time the difference (tests/geometry_mesh_coherence_test.cpp, benchmarks/README.md).
+  if (const char* w = std::getenv("VCSIM_WARM_START"); w && std::string(w) == "0") options.coherence = false;
   if (model == "point") {
     const geo::PointShape si = point_shape(sides.csg_i, sides.com_offset_i, "i", where);
     const geo::PointShape sj = point_shape(sides.csg_j, sides.com_offset_j, "j", where);

@@ -137,9 +137,10 @@ VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i
                                      geo::QueryOptions options)
     : p_(params), cell_i_(std::move(cell_i)), cell_j_(std::move(cell_j)), options_(options) {}
 
-geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyKinematics& bj) const {
+geo::Interference VolumetricContact::query(const BodyKinematics& bi, const BodyKinematics& bj,
+                                           geo::PairCoherence* refresh) const {
   if (const geo::Interference* kept = accepted_.find(bi, bj, 0)) return *kept;
-  return geo::interference(cell_i_, bi.pose, cell_j_, bj.pose, options_);
+  return geo::interference(cell_i_, bi.pose, cell_j_, bj.pose, options_, &coherence_, refresh);
 }
 
 namespace {
@@ -183,7 +184,7 @@ std::vector<Channel> VolumetricContact::channels() const {
 
 void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
                                  double* ds, ContactResult& r) const {
-  const geo::Interference q = query(bi, bj);
+  const geo::Interference q = query(bi, bj, nullptr);
   const VolumetricEvaluation e = evaluate_volumetric(p_, q, bi, bj, mem_, s, ds);
   r.in_contact = e.in_contact;
   r.force = e.force;
@@ -202,7 +203,7 @@ void VolumetricContact::evaluate(double, const BodyKinematics& bi, const BodyKin
 }
 
 void VolumetricContact::accept_step(double, const BodyKinematics& bi, const BodyKinematics& bj, double* s) {
-  const geo::Interference q = query(bi, bj);
+  const geo::Interference q = query(bi, bj, &coherence_);
   accept_volumetric(p_, q, bi, bj, mem_, s);
   accepted_.keep(bi, bj, {q});
 }

@@ -71,12 +71,16 @@ class VolumetricContact : public ContactPair {
   const VolumetricMemory& memory() const { return mem_; }
 
  private:
-  geo::Interference query(const BodyKinematics& bi, const BodyKinematics& bj) const;
+  // refresh: the pair's coherence to rebuild where it no longer holds (accept_step only); evaluate passes nullptr.
+  geo::Interference query(const BodyKinematics& bi, const BodyKinematics& bj, geo::PairCoherence* refresh) const;
   ModelParams p_;
   geo::Cell cell_i_, cell_j_;
   geo::QueryOptions options_;
   VolumetricMemory mem_;
   AcceptedInterferences accepted_;  // the query at the last accepted state, reused at the same poses
+  // What the queries start from (two meshes' leaf pairs): like accepted_, written only in accept_step and only read
+  // in evaluate, which stays pure.
+  geo::PairCoherence coherence_;
 };
 
 }  // namespace vcsim::contact

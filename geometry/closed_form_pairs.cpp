@@ -171,7 +171,7 @@ std::optional<RawMoments> sphere_rod_side_moments(const Placed& ball, const Plac
 
 std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pose& pose_a, const CellPrimitives& B,
                                               const Pose& pose_b, const Vec3& origin, const Vec3& lo,
-                                              const Vec3& hi) {
+                                              const Vec3& hi, const MeshPairCache* warm, MeshPairCache* refresh) {
   const auto parts = split(A, pose_a, B, pose_b, origin);
   if (!parts) return std::nullopt;
   const auto& [planes, solids, holes, rods] = *parts;
@@ -210,7 +210,9 @@ std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pos
       const std::vector<Plane> facets = convex_mesh_planes_in_box(*solids[k].prim->mesh, solids[k].pose, lo, hi);
       if (facets.size() <= kFewFacets) return solid_planes_moments(solids[1 - k], facets);
     }
-    return mesh_mesh_moments(*solids[0].prim->mesh, solids[0].pose, *solids[1].prim->mesh, solids[1].pose);
+    // The pair's cache, if any, is checked against these two meshes (in this order) before use.
+    return mesh_mesh_moments(*solids[0].prim->mesh, solids[0].pose, *solids[1].prim->mesh, solids[1].pose, nullptr,
+                             warm, refresh);
   }
   if (solids.size() == 2 && holes.empty()) {
     // A convex mesh is the intersection of its facets' half-spaces: near the overlap box, of the few facets there.

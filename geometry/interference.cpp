@@ -13,6 +13,7 @@
 #include "geometry/cell_impl.h"
 #include "geometry/closed_form_pairs.h"
 #include "geometry/convex_lens.h"
+#include "geometry/mesh_intersection.h"
 #include "geometry/torus_sweep.h"
 #include "geometry/located_error.h"
 #include "geometry/support_plane.h"
@@ -219,7 +220,7 @@ void set_moments(Interference& out, const RawMoments& m, const Vec3& origin) {
 namespace {
 
 Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
-                                  const QueryOptions& options) {
+                                  const QueryOptions& options, const PairCoherence* warm, PairCoherence* refresh) {
   const Aabb bi = world_bounds(cell_i, pose_i), bj = world_bounds(cell_j, pose_j);
   const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
   if ((lo.array() >= hi.array()).any()) return {};  // broad phase: separated
@@ -232,7 +233,8 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
   // The closed forms know only n = 1 (the volume): any other hypervolume exponent takes the column engine.
   std::optional<RawMoments> m;
   if (options.closed_forms && options.hyper_exponent == 1) {
-    m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin);
+    m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, warm ? &warm->mesh_pair() : nullptr,
+                            refresh ? &refresh->mesh_pair() : nullptr);
     // No closed form, but a ring torus on either side: its meridian sweep (geometry/torus_sweep.h).
     if (!m) m = torus_sweep_moments(A, pose_i, B, pose_j, origin, options.tolerance);
     if (!m) m = torus_sweep_moments(B, pose_j, A, pose_i, origin, options.tolerance);
@@ -253,9 +255,21 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
 
 }  // namespace
 
+PairCoherence::PairCoherence() : mesh_pair_(std::make_unique<MeshPairCache>()) {}
+PairCoherence::~PairCoherence() = default;
+PairCoherence::PairCoherence(const PairCoherence& other)
+    : mesh_pair_(std::make_unique<MeshPairCache>(*other.mesh_pair_)) {}
+PairCoherence& PairCoherence::operator=(const PairCoherence& other) {
+  *mesh_pair_ = *other.mesh_pair_;
+  return *this;
+}
+PairCoherence::PairCoherence(PairCoherence&&) noexcept = default;
+PairCoherence& PairCoherence::operator=(PairCoherence&&) noexcept = default;
+
 Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
-                          const QueryOptions& options) {
-  Interference q = interference_moments(cell_i, pose_i, cell_j, pose_j, options);
+                          const QueryOptions& options, const PairCoherence* warm, PairCoherence* refresh) {
+  if (!options.coherence) warm = nullptr, refresh = nullptr;
+  Interference q = interference_moments(cell_i, pose_i, cell_j, pose_j, options, warm, refresh);
   if (q.overlap) q.plane_normal = support_plane_normal(cell_i, pose_i, cell_j, pose_j);
   return q;
 }

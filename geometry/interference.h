@@ -15,6 +15,7 @@ namespace vcsim::geo {
 
 struct CellImpl;  // normalised, ready-to-query representation (defined in geometry/cells.cpp)
 struct MeshLevelSet;  // geometry/mesh.h
+struct MeshPairCache;  // geometry/mesh_intersection.h
 
 // One cell: an intersection of primitives and complements of primitives, in the body frame.
 struct Cell {
@@ -53,6 +54,29 @@ struct QueryOptions {
   // length along the column axis). 1: hypervolume = volume exactly. != 1: always the column engine (the closed
   // forms know only n = 1). See docs/geometry.md, docs/contact-models.md.
   double hyper_exponent = 1;
+  // Coherence between the queries of one pair (PairCoherence below): the contact models keep one per cell pair when
+  // true. The answers have the same bits either way; false (or VCSIM_WARM_START=0 in the environment of a run,
+  // contact/make_contact.cpp) makes every query cold, for comparisons.
+  bool coherence = true;
+};
+
+// What one pair of cells keeps between queries to start the next from (issue 17, "coherence"): today the leaf pairs
+// of two meshes (geometry/mesh_intersection.h's MeshPairCache); other pairs ignore it. Owned by the caller, one per
+// cell pair. A query given it read-only uses it when it holds at the query's poses, else answers cold; a query
+// given it to refresh rebuilds it when it does not hold. Either way the answer has the bits of a cold query.
+class PairCoherence {
+ public:
+  PairCoherence();
+  ~PairCoherence();
+  PairCoherence(const PairCoherence& other);
+  PairCoherence& operator=(const PairCoherence& other);
+  PairCoherence(PairCoherence&&) noexcept;
+  PairCoherence& operator=(PairCoherence&&) noexcept;
+  MeshPairCache& mesh_pair() { return *mesh_pair_; }
+  const MeshPairCache& mesh_pair() const { return *mesh_pair_; }
+
+ private:
+  std::unique_ptr<MeshPairCache> mesh_pair_;
 };
 
 struct Interference {
@@ -81,8 +105,11 @@ struct Aabb {
 };
 Aabb world_bounds(const Cell& cell, const Pose& body_pose);
 
+// warm: a pair's coherence, read only (nullptr: none); refresh: the same pair's, rebuilt where it no longer holds
+// (may be warm itself). See PairCoherence.
 Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
-                          const QueryOptions& options = {});
+                          const QueryOptions& options = {}, const PairCoherence* warm = nullptr,
+                          PairCoherence* refresh = nullptr);
 
 // Interference queries that reached the narrow phase since the process started (for benchmarks).
 long interference_query_count();

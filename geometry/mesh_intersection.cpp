@@ -282,18 +282,25 @@ void intersect_pair(int ia, const Triangle& ta, int ib, const Triangle& tb, cons
   wb.segments.push_back({ib, ia, end, start});
 }
 
-// Whether node pair (i, j) can hold meeting triangles; if so, and not both leaves, its two children pairs.
-bool split_nodes(const Placed& a, const Placed& b, const RelativePose& rel, int i, int j, double pad,
-                 std::array<std::pair<int, int>, 2>& kids, bool& leaves) {
+// Whether the boxes of node i (of A) and node j (of B) can hold meeting triangles at `pad`: each node's box against
+// a box around the other's, moved into its frame; both must meet. Two frames cull far more than one shared frame,
+// where both boxes grow with their rotation.
+bool nodes_meet(const Placed& a, const Placed& b, const RelativePose& rel, int i, int j, double pad) {
   const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
-  // Each node's box against a box around the other's, moved into its frame: both must meet. Two frames cull far
-  // more than one shared frame, where both boxes grow with their rotation.
   auto meets = [pad](const MeshBvhNode& n, const MeshBvhNode& m, const Mat3& R, const Mat3& abs_R, const Vec3& t) {
     const Vec3 c = R * (0.5 * (m.lo + m.hi)) + t, e = abs_R * (0.5 * (m.hi - m.lo)) + Vec3::Constant(pad);
     return !((c - e).array() > n.hi.array()).any() && !(n.lo.array() > (c + e).array()).any();
   };
-  if (!meets(na, nb, rel.b_to_a, rel.abs_b_to_a, rel.t_b_to_a) || !meets(nb, na, rel.a_to_b, rel.abs_a_to_b, rel.t_a_to_b))
-    return false;
+  return meets(na, nb, rel.b_to_a, rel.abs_b_to_a, rel.t_b_to_a) &&
+         meets(nb, na, rel.a_to_b, rel.abs_a_to_b, rel.t_a_to_b);
+}
+
+// Whether node pair (i, j) can hold meeting triangles; if so, and not both leaves, its two children pairs. Which
+// node is split depends only on the nodes' own boxes, not on the pose: every walk reaches a leaf pair by one path.
+bool split_nodes(const Placed& a, const Placed& b, const RelativePose& rel, int i, int j, double pad,
+                 std::array<std::pair<int, int>, 2>& kids, bool& leaves) {
+  if (!nodes_meet(a, b, rel, i, j, pad)) return false;
+  const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
   leaves = na.count > 0 && nb.count > 0;
   if (leaves) return true;
   // Descend into the larger (or the only inner) node.
@@ -304,29 +311,42 @@ bool split_nodes(const Placed& a, const Placed& b, const RelativePose& rel, int 
   return true;
 }
 
-// The triangle pairs under node pair `root` whose bounds meet, intersected.
+// The triangle pairs of leaf pair (i, j) whose bounds meet, intersected.
+void intersect_leaves(const Placed& a, const Placed& b, const Grid& g, int i, int j, SurfaceWork& wa, SurfaceWork& wb,
+                      MeshIntersectionStats& st) {
+  std::array<Triangle, 4> leaf_a, leaf_b;  // BVH leaves hold at most 4 triangles (geometry/mesh.cpp)
+  const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
+  for (int k = 0; k < na.count; ++k) leaf_a[k] = triangle(a, g, a.mesh->bvh_order[na.first + k]);
+  for (int k = 0; k < nb.count; ++k) leaf_b[k] = triangle(b, g, b.mesh->bvh_order[nb.first + k]);
+  for (int x = 0; x < na.count; ++x)
+    for (int y = 0; y < nb.count; ++y) {
+      if (!boxes_meet(leaf_a[x], leaf_b[y])) continue;
+      ++st.triangle_pairs;
+      intersect_pair(a.mesh->bvh_order[na.first + x], leaf_a[x], b.mesh->bvh_order[nb.first + y], leaf_b[y], g, wa,
+                     wb, st);
+    }
+}
+
+// The triangle pairs under node pair `root` whose bounds meet, intersected. The walk culls at `walk_pad` (≥ the
+// query's pad 2 quanta); when `listed` is given (a cache rebuild), every leaf pair met at walk_pad is appended to it,
+// and only those that meet at the query's pad are intersected, as in a warm query.
 void find_pairs(const Placed& a, const Placed& b, const RelativePose& rel, const Grid& g, std::pair<int, int> root,
-                SurfaceWork& wa, SurfaceWork& wb, MeshIntersectionStats& st) {
+                double walk_pad, SurfaceWork& wa, SurfaceWork& wb, MeshIntersectionStats& st,
+                std::vector<std::pair<int, int>>* listed) {
   const double pad = 2 * g.quantum;
   std::vector<std::pair<int, int>> stack{root};
   std::array<std::pair<int, int>, 2> kids;
-  std::array<Triangle, 4> leaf_a, leaf_b;  // BVH leaves hold at most 4 triangles (geometry/mesh.cpp)
   while (!stack.empty()) {
     const auto [i, j] = stack.back();
     stack.pop_back();
     bool leaves = false;
-    if (!split_nodes(a, b, rel, i, j, pad, kids, leaves)) continue;
+    if (!split_nodes(a, b, rel, i, j, walk_pad, kids, leaves)) continue;
     if (leaves) {
-      const MeshBvhNode &na = a.mesh->bvh[i], &nb = b.mesh->bvh[j];
-      for (int k = 0; k < na.count; ++k) leaf_a[k] = triangle(a, g, a.mesh->bvh_order[na.first + k]);
-      for (int k = 0; k < nb.count; ++k) leaf_b[k] = triangle(b, g, b.mesh->bvh_order[nb.first + k]);
-      for (int x = 0; x < na.count; ++x)
-        for (int y = 0; y < nb.count; ++y) {
-          if (!boxes_meet(leaf_a[x], leaf_b[y])) continue;
-          ++st.triangle_pairs;
-          intersect_pair(a.mesh->bvh_order[na.first + x], leaf_a[x], b.mesh->bvh_order[nb.first + y], leaf_b[y], g,
-                         wa, wb, st);
-        }
+      if (listed) {
+        listed->push_back({i, j});
+        if (walk_pad != pad && !nodes_meet(a, b, rel, i, j, pad)) continue;
+      }
+      intersect_leaves(a, b, g, i, j, wa, wb, st);
       continue;
     }
     stack.push_back(kids[1]);
@@ -334,20 +354,51 @@ void find_pairs(const Placed& a, const Placed& b, const RelativePose& rel, const
   }
 }
 
+// Runs task k of n (each writes only its own slots) in parallel when allowed, isolated: a waiting thread takes no
+// other query's task, whose per-thread vertex caches would interleave with this one's.
+template <class Task>
+void run_tasks(std::size_t n, const Task& task) {
+  if (parallel_allowed() && n > 1) {
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t k = r.begin(); k != r.end(); ++k) task(k);
+                        },
+                        tbb::simple_partitioner());
+    });
+  } else {
+    for (std::size_t k = 0; k < n; ++k) task(k);
+  }
+}
+
+// Joins the tasks' work in task order.
+void join(const std::vector<SurfaceWork>& work_a, const std::vector<SurfaceWork>& work_b,
+          const std::vector<MeshIntersectionStats>& stats, SurfaceWork& wa, SurfaceWork& wb,
+          MeshIntersectionStats& st) {
+  for (std::size_t k = 0; k < work_a.size(); ++k) {
+    wa.crossings.insert(wa.crossings.end(), work_a[k].crossings.begin(), work_a[k].crossings.end());
+    wa.segments.insert(wa.segments.end(), work_a[k].segments.begin(), work_a[k].segments.end());
+    wb.crossings.insert(wb.crossings.end(), work_b[k].crossings.begin(), work_b[k].crossings.end());
+    wb.segments.insert(wb.segments.end(), work_b[k].segments.begin(), work_b[k].segments.end());
+    st.triangle_pairs += stats[k].triangle_pairs;
+    st.inconsistent += stats[k].inconsistent;
+  }
+}
+
 // All triangle pairs whose bounds meet, intersected. The node-pair tree is cut into a fixed frontier of subtrees,
 // the same on any thread count; their work runs in parallel and is joined in frontier order, so the result has the
-// same bits on 1 or N threads.
-void intersect_surfaces(const Placed& a, const Placed& b, const Grid& g, SurfaceWork& wa, SurfaceWork& wb,
-                        MeshIntersectionStats& st) {
-  const double pad = 2 * g.quantum;
-  const RelativePose rel(a, b);
+// same bits on 1 or N threads. With `listed` (a cache rebuild), the walk culls at walk_pad and lists the leaf pairs
+// it meets, in frontier order.
+void intersect_surfaces(const Placed& a, const Placed& b, const RelativePose& rel, const Grid& g, double walk_pad,
+                        SurfaceWork& wa, SurfaceWork& wb, MeshIntersectionStats& st,
+                        std::vector<std::pair<int, int>>* listed) {
   std::vector<std::pair<int, int>> frontier{{0, 0}}, next;
   std::array<std::pair<int, int>, 2> kids;
   for (int level = 0; level < kFrontierLevels && frontier.size() < kSubtrees; ++level) {
     next.clear();
     for (const auto& [i, j] : frontier) {
       bool leaves = false;
-      if (!split_nodes(a, b, rel, i, j, pad, kids, leaves)) continue;
+      if (!split_nodes(a, b, rel, i, j, walk_pad, kids, leaves)) continue;
       if (leaves) next.push_back({i, j});
       else next.insert(next.end(), kids.begin(), kids.end());
     }
@@ -356,27 +407,96 @@ void intersect_surfaces(const Placed& a, const Placed& b, const Grid& g, Surface
   const std::size_t n = frontier.size();
   std::vector<SurfaceWork> work_a(n), work_b(n);
   std::vector<MeshIntersectionStats> stats(n);
-  auto run = [&](std::size_t k) { find_pairs(a, b, rel, g, frontier[k], work_a[k], work_b[k], stats[k]); };
-  if (parallel_allowed() && n > 1) {
-    // Isolated: a waiting thread takes no other query's task, whose caches would interleave with this one's.
-    tbb::this_task_arena::isolate([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1),
-                        [&](const tbb::blocked_range<std::size_t>& r) {
-                          for (std::size_t k = r.begin(); k != r.end(); ++k) run(k);
-                        },
-                        tbb::simple_partitioner());
-    });
-  } else {
-    for (std::size_t k = 0; k < n; ++k) run(k);
+  std::vector<std::vector<std::pair<int, int>>> lists(listed ? n : 0);
+  run_tasks(n, [&](std::size_t k) {
+    find_pairs(a, b, rel, g, frontier[k], walk_pad, work_a[k], work_b[k], stats[k], listed ? &lists[k] : nullptr);
+  });
+  join(work_a, work_b, stats, wa, wb, st);
+  if (listed)
+    for (const auto& l : lists) listed->insert(listed->end(), l.begin(), l.end());
+}
+
+// Leaf pairs per task of a warm query: chunks of the list, as many as the frontier's subtrees at most, of at least
+// this many pairs (a task costs about as much as a few leaf pairs).
+constexpr std::size_t kMinChunk = 16;
+
+// The listed leaf pairs that meet at the query's pad, intersected, in contiguous chunks run in parallel and joined
+// in list order. On one thread, one chunk: the sums do not depend on the order or grouping of the pairs (canonical
+// order), so the bits are the same, without the chunks' buffers and their join.
+void intersect_listed(const Placed& a, const Placed& b, const RelativePose& rel, const Grid& g,
+                      const std::vector<std::pair<int, int>>& pairs, SurfaceWork& wa, SurfaceWork& wb,
+                      MeshIntersectionStats& st) {
+  const double pad = 2 * g.quantum;
+  if (!parallel_allowed()) {
+    for (const auto& [i, j] : pairs)
+      if (nodes_meet(a, b, rel, i, j, pad)) intersect_leaves(a, b, g, i, j, wa, wb, st);
+    return;
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    wa.crossings.insert(wa.crossings.end(), work_a[k].crossings.begin(), work_a[k].crossings.end());
-    wa.segments.insert(wa.segments.end(), work_a[k].segments.begin(), work_a[k].segments.end());
-    wb.crossings.insert(wb.crossings.end(), work_b[k].crossings.begin(), work_b[k].crossings.end());
-    wb.segments.insert(wb.segments.end(), work_b[k].segments.begin(), work_b[k].segments.end());
-    st.triangle_pairs += stats[k].triangle_pairs;
-    st.inconsistent += stats[k].inconsistent;
-  }
+  const std::size_t chunks = std::max<std::size_t>(1, std::min(kSubtrees, pairs.size() / kMinChunk));
+  std::vector<SurfaceWork> work_a(chunks), work_b(chunks);
+  std::vector<MeshIntersectionStats> stats(chunks);
+  run_tasks(chunks, [&](std::size_t k) {
+    const std::size_t begin = pairs.size() * k / chunks, end = pairs.size() * (k + 1) / chunks;
+    for (std::size_t p = begin; p < end; ++p) {
+      const auto [i, j] = pairs[p];
+      if (nodes_meet(a, b, rel, i, j, pad)) intersect_leaves(a, b, g, i, j, work_a[k], work_b[k], stats[k]);
+    }
+  });
+  join(work_a, work_b, stats, wa, wb, st);
+}
+
+// How far (at most) either side of any node-box test can have moved since the cache's pose: B's nodes seen from A's
+// frame, and A's from B's; the larger of the two.
+//
+// Why this suffices (nodes_meet at the current relative pose (R, t), pad p ⇒ at the cache's (R₀, t₀), pad P, when
+// moved + p ≤ P). In A's frame, B's node m (centre c_m, half-extents h_m) becomes the box of centre c = R c_m + t and
+// half-extents e = |R| h_m + p. Along axis k it meets A's node n iff c_k − e_k ≤ n.hi_k and n.lo_k ≤ c_k + e_k. From
+// the cache's pose to the current one, with ρ_k the norm of row k of R − R₀ (ρ_k ≤ ‖R − R₀‖_F):
+//  - c_k changes by |((R − R₀) c_m)_k + (t − t₀)_k| ≤ ρ_k |c_m| + |t − t₀|_k (Cauchy–Schwarz on row k);
+//  - (|R| h_m)_k by at most Σ_l ||R_kl| − |R₀_kl|| h_m,l ≤ Σ_l |R_kl − R₀_kl| h_m,l ≤ ρ_k |h_m|.
+// Every node box lies in the root box: u = |c_m − c_root| and v = h_m (componentwise) are ≥ 0 with u + v ≤ h_root, so
+// |u| + |v| ≤ √2 |u + v| ≤ √2 |h_root| and |c_m| + |h_m| ≤ |c_root| + √2 |h_root| =: r. Each side of the test then
+// moves by at most max_k (ρ_k r + |t − t₀|_k) ≤ ‖R − R₀‖_F (|c_root| + 2 |h_root|) + |t − t₀| (the bound of the
+// issue, looser), and the pad grows by P − p ≥ moved, so the test still holds at the cache's pose and pad. The same
+// with A's nodes in B's frame (rotation Rᵀ, translation t_a_to_b). Every node pair on a leaf pair's path (which does
+// not depend on the pose, split_nodes) met at the cache's pose and pad, so the build walk listed every leaf pair a
+// cold walk reaches now. A cold query examines every triangle pair that truly intersects (the pad, 2 quanta, is far
+// above the rounding of snapping and of the box tests), and so does the warm one: the same crossings and segments,
+// summed in the same canonical order, give the same bits.
+double moved_since(const MeshPairCache& c, const MeshLevelSet& ma, const MeshLevelSet& mb, const RelativePose& rel) {
+  const Mat3 dR = rel.b_to_a - c.b_to_a, dRt = dR.transpose();  // rows of dRᵀ: A's nodes seen from B's frame
+  auto reach = [](const MeshLevelSet& m) {
+    const MeshBvhNode& root = m.bvh[0];
+    return (0.5 * (root.lo + root.hi)).norm() + std::sqrt(0.5) * (root.hi - root.lo).norm();  // |c_root| + √2 |h_root|
+  };
+  const double rb = reach(mb), ra = reach(ma);
+  const Vec3 db = (rel.t_b_to_a - c.t_b_to_a).cwiseAbs(), da = (rel.t_a_to_b - c.t_a_to_b).cwiseAbs();
+  double moved = 0;
+  for (int k = 0; k < 3; ++k)
+    moved = std::max({moved, dR.row(k).norm() * rb + db[k], dRt.row(k).norm() * ra + da[k]});
+  return moved;
+}
+
+// A room for the rounding of nodes_meet and moved_since, both a few ulps of the frames' coordinates: 1e-12 of them
+// (ulps are 1.1e-16; the pad is 2 quanta, 2^-38 ≈ 3.6e-12 of the scene's reach, far above either).
+double rounding_room(const MeshLevelSet& ma, const MeshLevelSet& mb, const RelativePose& rel) {
+  auto size = [](const MeshLevelSet& m) {
+    const MeshBvhNode& root = m.bvh[0];
+    return root.lo.cwiseAbs().maxCoeff() + root.hi.cwiseAbs().maxCoeff();
+  };
+  return 1e-12 * (size(ma) + size(mb) + rel.t_b_to_a.norm() + rel.t_a_to_b.norm());
+}
+
+bool cache_valid(const MeshPairCache& c, const MeshLevelSet& ma, const MeshLevelSet& mb, const RelativePose& rel,
+                 double pad) {
+  if (c.mesh_a != &ma || c.mesh_b != &mb) return false;
+  return moved_since(c, ma, mb, rel) + pad + rounding_room(ma, mb, rel) <= c.pad;
+}
+
+// A mesh's leaf size, estimated from its root box: a surface of ~L² spread over N leaves gives leaves of ~L/√N.
+double leaf_size(const MeshLevelSet& m) {
+  const double leaves = std::max(1.0, double(m.triangles.size()) / 4);
+  return (m.bvh[0].hi - m.bvh[0].lo).norm() / std::sqrt(leaves);
 }
 
 // Is vertex v of `s` inside the other mesh `o`? A ray along +x from it, to beyond o's bounds, counted exactly.
@@ -528,7 +648,8 @@ RawMoments surface_inside(const Placed& s, const Placed& o, SurfaceWork& w, cons
 }  // namespace
 
 RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, const MeshLevelSet& mesh_b,
-                             const Pose& pose_b, MeshIntersectionStats* stats) {
+                             const Pose& pose_b, MeshIntersectionStats* stats, const MeshPairCache* warm,
+                             MeshPairCache* refresh) {
   Placed a(mesh_a, pose_a, false), b(mesh_b, pose_b, true);
   MeshIntersectionStats local;
   MeshIntersectionStats& st = stats ? *stats : local;
@@ -544,7 +665,29 @@ RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, con
   b.scratch = &scratch_b;
   a.query = b.query = ++g_query_number;
   SurfaceWork wa, wb;
-  intersect_surfaces(a, b, g, wa, wb, st);
+  const RelativePose rel(a, b);
+  const double pad = 2 * g.quantum;
+  if (warm && cache_valid(*warm, mesh_a, mesh_b, rel, pad)) {
+    ++st.warm;
+    st.cached_leaf_pairs += static_cast<long>(warm->leaf_pairs.size());
+    intersect_listed(a, b, rel, g, warm->leaf_pairs, wa, wb, st);
+  } else if (refresh) {
+    // Rebuilt at this pose: the walk at the pad enlarged by δ lists the leaf pairs and intersects those that meet.
+    MeshPairCache& c = *refresh;
+    c.mesh_a = &mesh_a;
+    c.mesh_b = &mesh_b;
+    c.b_to_a = rel.b_to_a;
+    c.t_b_to_a = rel.t_b_to_a;
+    c.t_a_to_b = rel.t_a_to_b;
+    c.margin = c.margin_in_leaves * std::min(leaf_size(mesh_a), leaf_size(mesh_b));
+    c.pad = pad + c.margin;
+    c.leaf_pairs.clear();
+    ++st.rebuilt;
+    intersect_surfaces(a, b, rel, g, c.pad, wa, wb, st, &c.leaf_pairs);
+    st.cached_leaf_pairs += static_cast<long>(c.leaf_pairs.size());
+  } else {
+    intersect_surfaces(a, b, rel, g, pad, wa, wb, st, nullptr);
+  }
   scratch_a.begin(mesh_a);  // the calling thread's scratch, one per side, so the two halves may run at once
   scratch_b.begin(mesh_b);
   // ∂A inside B and ∂B inside A are independent; each is deterministic, and they are added in this order.
