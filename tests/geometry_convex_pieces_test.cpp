@@ -82,19 +82,13 @@ TEST_CASE("Convex pieces: an L prism is two pieces", "[geometry][mesh][convex_pi
 }
 
 TEST_CASE("Convex pieces: a 12-point star prism", "[geometry][mesh][convex_pieces]") {
-  std::vector<Vec3> star;
-  for (int k = 0; k < 12; ++k) {
-    const double r = k % 2 ? 0.02 : 0.05, a = 2 * M_PI * k / 12;
-    star.emplace_back(r * std::cos(a), r * std::sin(a), 0);
-  }
+  const std::vector<Vec3> star = star_polygon(6, 0.05, 0.02);
   const double H = 0.03;
   const auto mesh = load(star_prism(star, H), "pieces_star");
   const auto pieces = convex_pieces(*mesh, SourceLocation{});
   CHECK(pieces.size() >= 6);  // six reflex edges, no piece can hold two of the star's points
   CHECK(pieces.size() <= 24);
-  // The star's area: 12 triangles (origin, point k, point k+1).
-  double area = 0;
-  for (int k = 0; k < 12; ++k) area += 0.5 * star[k].cross(star[(k + 1) % 12]).z();
+  const double area = fan_area(star);
   check_split(*mesh, pieces, area * H, [&](const Vec3& x) {
     if (x.z() < 0 || x.z() > H) return false;
     bool in = false;  // even-odd crossings of a ray along +x with the star's edges

@@ -104,11 +104,7 @@ TEST_CASE("A convex mesh against planes equals its facets' half-spaces clipped e
 TEST_CASE("Non-convex meshes against planes: a star prism and a square tube, as sums of convex pieces",
           "[geometry][mesh]") {
   // The star: 12 points alternating between radii 0.05 and 0.02; its prism is the union of 12 wedge prisms.
-  std::vector<Vec3> star;
-  for (int k = 0; k < 12; ++k) {
-    const double r = k % 2 ? 0.02 : 0.05, a = 2 * M_PI * k / 12;
-    star.emplace_back(r * std::cos(a), r * std::sin(a), 0);
-  }
+  const std::vector<Vec3> star = star_polygon(6, 0.05, 0.02);
   const double H = 0.03;
   const Cell star_mesh = mesh_cell(write_obj(star_prism(star, H), "star"));
   // The square tube: outer 0.1 × 0.1, wall 0.01, length 0.08 along z, as a mesh, and as 4 disjoint wall boxes.
@@ -160,15 +156,10 @@ TEST_CASE("One plane through a mesh whose own origin is far away: the cap closes
   // The 12-point star prism written 10 m along x and cut through its middle by x <= 10: seen from its file's origin,
   // the whole BVH nodes inside and the clipped triangles sum to V − 10/3 · (cap area) before the cap adds the cone
   // over it, so a test of the sign before the cap lost the region.
-  std::vector<Vec3> star;
-  for (int k = 0; k < 12; ++k) {
-    const double r = k % 2 ? 0.02 : 0.05, a = 2 * M_PI * k / 12;
-    star.emplace_back(r * std::cos(a), r * std::sin(a), 0);
-  }
+  const std::vector<Vec3> star = star_polygon(6, 0.05, 0.02);
   Solid far = star_prism(star, 0.03);
   for (Vec3& v : far.v) v.x() += 10;
-  double area = 0;  // 12 triangles (centre, point k, point k + 1)
-  for (int k = 0; k < 12; ++k) area += 0.5 * star[k].cross(star[(k + 1) % 12]).z();
+  const double area = fan_area(star);
   const Interference x =
       interference(mesh_cell(write_obj(far, "far_star")), Pose{}, make_cell({plane(Vec3::UnitX(), 10)}), Pose{});
   REQUIRE(x.overlap);

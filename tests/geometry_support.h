@@ -138,6 +138,23 @@ inline Solid star_prism(const std::vector<Vec3>& poly, double H) {
   return s;
 }
 
+// A star of 2n points alternating between radii r_outer (at angle 0) and r_inner, counter-clockwise, in z = 0.
+inline std::vector<Vec3> star_polygon(int n, double r_outer, double r_inner) {
+  std::vector<Vec3> star;
+  for (int k = 0; k < 2 * n; ++k) {
+    const double r = k % 2 ? r_inner : r_outer, a = M_PI * k / n;
+    star.emplace_back(r * std::cos(a), r * std::sin(a), 0);
+  }
+  return star;
+}
+
+// The area of a polygon star-shaped from the origin (counter-clockwise, z = 0): its fan of triangles from the origin.
+inline double fan_area(const std::vector<Vec3>& poly) {
+  double area = 0;
+  for (size_t k = 0; k < poly.size(); ++k) area += 0.5 * poly[k].cross(poly[(k + 1) % poly.size()]).z();
+  return area;
+}
+
 // A square tube along z: outer half-width a, inner b, from z = 0 to L (a solid with a hole through it).
 inline Solid square_tube(double a, double b, double L) {
   Solid tube;
