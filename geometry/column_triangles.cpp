@@ -314,7 +314,10 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
         poly[n++] = x.c.in ? find_cut(pr, x, y, columns) : find_cut(pr, y, x, columns);
       }
     }
-    if (nc == 2) acc.rim += std::hypot(acc.stretch * (poly[cuts[0]].u - poly[cuts[1]].u), poly[cuts[0]].v - poly[cuts[1]].v);
+    if (nc == 2) {
+      const FieldVertex &p0 = poly[cuts[0]], &p1 = poly[cuts[1]];
+      acc.rim += std::hypot(acc.stretch * (p0.u - p1.u), p0.v - p1.v);
+    }
     for (int k = 1; k + 1 < n; ++k) integrate_triangle(poly[0], poly[k], poly[k + 1], acc);
   }
 }
