@@ -91,15 +91,116 @@ void cell_bounds_in_frame(const CellPrimitives& cell, const Pose& body_pose, con
   placed_cell_bounds(prims, 0, prims.size(), lo, hi);
 }
 
-ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
-                            const Pose& pose_j, const Pose& frame, double s, const double* clip,
-                            const std::vector<std::array<double, 2>>* seeds, double hyper_n) {
+namespace {
+
+// A long straight strip (docs/geometry.md, "Known column engine defects"): a cylinder lying along another or across a
+// flat end touches along a strip up to 1e3 times longer than wide. The width rule asks for N squares across it, so a
+// square lattice holds ~N² × (length / width) squares: past 2^22 at tolerance 1e-5, where the pass reported nothing
+// and the query fell back on the coarse pass (20-60 % low). The interpolation over lattice triangles is affine
+// invariant, so a lattice of rectangles k times longer along the strip, k its length over its width, is a square
+// lattice on the strip mapped to a square: as accurate, k times cheaper. The decision depends on the seeds and the
+// cells only, never on the spacing, so the Richardson step's two lattices (s and 2s) are stretched alike.
+struct Stretch {
+  double theta = 0, cos = 1, sin = 0;  // the strip's long axis in Q's (u, v): (cos θ, sin θ)
+  double k = 1;                        // lattice squares k times longer along it; 1: not stretched
+  // Non-empty columns spanning the strip (its two end seeds and the stations), passed on as seeds: a stretched
+  // lattice may be only a square or two across at the √A pass's spacing, and the next pass must see the same strip.
+  std::vector<std::array<double, 2>> along;
+};
+
+// Strips at least kStretchLong widths long are stretched, and those at least kStretchAspect long whose square lattice
+// would be large: n seeds from the √A pass (N² ≈ n squares over the patch) grow ~n × length / width squares at the
+// width rule's spacing, at tolerance 1e-6 (N = 700) past 2^22 from a length of ~9 widths. Shorter strips keep their
+// square lattice bit for bit: a brick's edge in a table (5-15 widths long at tolerance 1e-3) needs its squares along
+// the edge for the centroid (tests/geometry_column_corners_test.cpp: 1.15e-3 of V^(1/3) when stretched).
+constexpr double kStretchAspect = 8, kStretchLong = 32, kStretchSquares = 1 << 21;
+constexpr int kStretchStations = 5;  // widths measured along the strip
+
+// The patch's width along (nx, ny) through its non-empty column p: both rim crossings, bracketed by doubling steps
+// from h0 and located by find_cut. 0 when it is wider than `widest`.
+double probe_width(const Pair& pr, const FieldVertex& p, double nx, double ny, double h0, double widest,
+                   long& columns) {
+  double w = 0;
+  for (const double side : {-1.0, 1.0}) {
+    FieldVertex in = p;
+    for (double h = h0;; h *= 2) {
+      if (h > widest) return 0;
+      FieldVertex x{p.u + side * h * nx, p.v + side * h * ny, {}};
+      x.c = eval_column(pr, x.u, x.v);
+      ++columns;
+      if (!x.c.in) {
+        const FieldVertex cut = find_cut(pr, in, x, columns);
+        w += std::hypot(cut.u - p.u, cut.v - p.v);
+        break;
+      }
+      in = x;
+    }
+  }
+  return w;
+}
+
+// Whether the seeds (non-empty columns of a coarser pass) lie along a long straight strip, and how much to stretch:
+// their principal axis θ and extents ea (along) and eb (across); the strip's width W, the largest of the exact
+// widths measured across it at kStretchStations stations; straight when every seed lies within 2W across (a bent
+// band would leave the stretched squares diagonally). k = ea / W.
+Stretch strip_stretch(const Pair& pr, const std::vector<std::array<double, 2>>& seeds, long& columns) {
+  Stretch st;
+  const size_t n = seeds.size();
+  if (n < 2) return st;
+  double mu = 0, mv = 0;
+  for (const auto& sd : seeds) mu += sd[0], mv += sd[1];
+  mu /= static_cast<double>(n), mv /= static_cast<double>(n);
+  double cuu = 0, cvv = 0, cuv = 0;
+  for (const auto& sd : seeds) {
+    const double du = sd[0] - mu, dv = sd[1] - mv;
+    cuu += du * du, cvv += dv * dv, cuv += du * dv;
+  }
+  const double theta = 0.5 * std::atan2(2 * cuv, cuu - cvv);  // the axis of the larger variance
+  const double c = std::cos(theta), sn = std::sin(theta);
+  double a0 = kInf, a1 = -kInf, b0 = kInf, b1 = -kInf;
+  for (const auto& sd : seeds) {
+    const double a = c * sd[0] + sn * sd[1], b = -sn * sd[0] + c * sd[1];
+    a0 = std::min(a0, a), a1 = std::max(a1, a), b0 = std::min(b0, b), b1 = std::max(b1, b);
+  }
+  const double ea = a1 - a0, eb = b1 - b0;
+  if (!(ea > kStretchAspect * eb)) return st;  // compact seeds: every ordinary patch leaves here, untouched
+  const double widest = ea / kStretchAspect, h0 = std::max(0.25 * eb, 1e-6 * ea);
+  double W = 0;
+  int stations = 0;  // widths measured
+  std::vector<std::array<double, 2>> along;
+  for (int i = -1; i <= kStretchStations; ++i) {
+    // The ends (i = -1, kStretchStations: the seeds there, kept as seeds only), then the stations.
+    const bool end = i < 0 || i == kStretchStations;
+    const double at = i < 0 ? a0 : end ? a1 : a0 + ea * (i + 0.5) / kStretchStations;
+    size_t best = 0;
+    double gap = kInf;
+    for (size_t j = 0; j < n; ++j) {
+      const double d = std::abs(c * seeds[j][0] + sn * seeds[j][1] - at);
+      if (d < gap) gap = d, best = j;
+    }
+    FieldVertex p{seeds[best][0], seeds[best][1], {}};
+    p.c = eval_column(pr, p.u, p.v);
+    ++columns;
+    if (!p.c.in) continue;  // a seed on the rim to within rounding (a coarse column in a flat end)
+    along.push_back({p.u, p.v});
+    if (end) continue;
+    const double w = probe_width(pr, p, -sn, c, h0, widest, columns);
+    if (!(w > 0)) return st;  // wider than a strip
+    W = std::max(W, w);
+    ++stations;
+  }
+  if (stations < kStretchStations - 2) return st;
+  const double k = ea / W;
+  if (eb > 2 * W || k < kStretchAspect || (k < kStretchLong && static_cast<double>(n) * k < kStretchSquares)) return st;
+  st.theta = theta, st.cos = c, st.sin = sn, st.k = k;
+  st.along = std::move(along);
+  return st;
+}
+
+// The lattice pass of column_moments on a placed pair (lo, hi: the overlap box in its lattice coordinates).
+ColumnResult lattice_moments(Pair& pr, Vec3 lo, Vec3 hi, double s, const double* clip,
+                             const std::vector<std::array<double, 2>>* seeds, double hyper_n, double stretch) {
   ColumnResult result;
-  Pair pr = make_pair(cell_i, pose_i, cell_j, pose_j, frame);
-  Vec3 lo_i, hi_i, lo_j, hi_j;
-  placed_cell_bounds(pr.prims, 0, pr.n_i, lo_i, hi_i);
-  placed_cell_bounds(pr.prims, pr.n_i, pr.prims.size(), lo_j, hi_j);
-  Vec3 lo = lo_i.cwiseMax(lo_j), hi = hi_i.cwiseMin(hi_j);
   if (clip && !seeds) {  // (a grown lattice is bounded by the patch itself: the clip is ignored)
     lo.x() = std::max(lo.x(), clip[0]), hi.x() = std::min(hi.x(), clip[1]);
     lo.y() = std::max(lo.y(), clip[2]), hi.y() = std::min(hi.y(), clip[3]);
@@ -146,7 +247,7 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
     nbr[kb] = {lat.find(b.bi + 1, b.bj), lat.find(b.bi, b.bj + 1), lat.find(b.bi + 1, b.bj + 1)};
   }
   std::vector<Accum> rows(nb);
-  for (Accum& a : rows) a.hyper_n = hyper_n;
+  for (Accum& a : rows) a.hyper_n = hyper_n, a.stretch = stretch;
   std::vector<long> diag_columns(nb, 0);
   for_rows(nb, lat.candidates, [&](long kb) {
     Accum& acc = rows[kb];
@@ -182,6 +283,60 @@ ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, co
   result.area = tot.area;
   result.rim = tot.rim;
   return result;
+}
+
+}  // namespace
+
+ColumnResult column_moments(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimitives& cell_j,
+                            const Pose& pose_j, const Pose& frame, double s, const double* clip,
+                            const std::vector<std::array<double, 2>>* seeds, double hyper_n) {
+  Pair pr = make_pair(cell_i, pose_i, cell_j, pose_j, frame);
+  Vec3 lo_i, hi_i, lo_j, hi_j;
+  placed_cell_bounds(pr.prims, 0, pr.n_i, lo_i, hi_i);
+  placed_cell_bounds(pr.prims, pr.n_i, pr.prims.size(), lo_j, hi_j);
+  long probes = 0;
+  const Stretch st = seeds ? strip_stretch(pr, *seeds, probes) : Stretch{};
+  if (st.k == 1) {
+    ColumnResult r = lattice_moments(pr, lo_i.cwiseMax(lo_j), hi_i.cwiseMin(hi_j), s, clip, seeds, hyper_n, 1);
+    r.columns += probes;
+    return r;
+  }
+  // A long straight strip: lattice coordinates y, x = R D y with R the turn about z onto the strip's axis and
+  // D = diag(k, 1, 1). The pair is placed in the turned frame (exact), then stretched: A D maps y to each primitive,
+  // the column direction (z) unchanged, so every column is the same exact interval, only the lattice is affine.
+  const Eigen::AngleAxisd turn(st.theta, Vec3::UnitZ());
+  const Mat3 R = turn.toRotationMatrix();
+  const Pose turned{frame.position, frame.rotation * Quat(turn)};
+  pr = make_pair(cell_i, pose_i, cell_j, pose_j, turned);
+  placed_cell_bounds(pr.prims, 0, pr.n_i, lo_i, hi_i);
+  placed_cell_bounds(pr.prims, pr.n_i, pr.prims.size(), lo_j, hi_j);
+  Vec3 lo = lo_i.cwiseMax(lo_j), hi = hi_i.cwiseMin(hi_j);
+  lo.x() /= st.k, hi.x() /= st.k;
+  for (Placed& p : pr.prims) p.A.col(0) *= st.k;
+  std::vector<std::array<double, 2>> ys(seeds->size());
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const double u = (*seeds)[i][0], v = (*seeds)[i][1];
+    ys[i] = {(st.cos * u + st.sin * v) / st.k, -st.sin * u + st.cos * v};
+  }
+  ColumnResult r = lattice_moments(pr, lo, hi, s, nullptr, &ys, hyper_n, st.k);
+  r.columns += probes;
+  // Back to Q: ∫ f(x) dA_x = k ∫ f(R D y) dA_y.
+  Mat3 T = R;
+  T.col(0) *= st.k;
+  RawMoments& m = r.moments;
+  m.m0 *= st.k, m.h0 *= st.k;
+  m.m1 = st.k * (T * m.m1), m.h1 = st.k * (T * m.h1);
+  m.m2 = st.k * (T * m.m2 * T.transpose());
+  r.area *= st.k;
+  double ub[4] = {kInf, -kInf, kInf, -kInf};
+  for (auto& y : r.inside) {
+    const double u = T(0, 0) * y[0] + T(0, 1) * y[1], v = T(1, 0) * y[0] + T(1, 1) * y[1];
+    y = {u, v};
+    ub[0] = std::min(ub[0], u), ub[1] = std::max(ub[1], u), ub[2] = std::min(ub[2], v), ub[3] = std::max(ub[3], v);
+  }
+  if (!r.inside.empty()) r.u_min = ub[0], r.u_max = ub[1], r.v_min = ub[2], r.v_max = ub[3];
+  r.inside.insert(r.inside.end(), st.along.begin(), st.along.end());
+  return r;
 }
 
 std::vector<ColumnSample> column_samples(const CellPrimitives& cell_i, const Pose& pose_i,

@@ -99,7 +99,10 @@ struct ColumnResult {
 // them square by square (flood fill over squares with a non-empty corner, plus one ring) instead of
 // culled by the octree, and stored in sparse blocks, so the cost and memory are the patch's squares,
 // not its bounding box's (a thin ring). The fill is bounded by the overlap box only; clip is then
-// ignored. Every connected part of the patch must hold a seed.
+// ignored. Every connected part of the patch must hold a seed. Seeds along a long straight strip (a cylinder lying
+// along another) get a lattice of rectangles, s across the strip and k s along it, k its length over its measured
+// width; the moments come back in the frame exactly, and `inside` then also holds the columns that measured it
+// (docs/geometry.md, "Known column engine defects").
 // hyper_n: when != 1, also accumulates the hypervolume moments h0, h1 with exponent hyper_n (> 0): over each
 // clipped lattice triangle, L interpolated linearly like the other column quantities and ∫ L^n dA integrated
 // exactly for that linear L (so the rim, where L -> 0 and L^n has an infinite slope for n < 1, costs no accuracy).

@@ -47,6 +47,7 @@ struct FieldVertex {
 struct Accum {
   double g = 0, gu = 0, gv = 0, gm = 0, guu = 0, gvv = 0, guv = 0, gum = 0, gvm = 0, gq = 0, area = 0;
   double rim = 0;  // length of the clipped polygons' rim edges (the patch outline)
+  double stretch = 1;  // a stretched lattice's u scale (column_moments, a long straight strip): rim lengths in Q
   double hyper_n = 1;                   // hypervolume exponent; 1: not accumulated
   double h = 0, hu = 0, hv = 0, hm = 0;  // ∫ G^n {1, u, v, m} dA
   // Rim cuts found in this lattice row, keyed by (inside u, v, outside u, v): the edges of a row are
@@ -62,6 +63,11 @@ struct Accum {
 
 // The column at (u, v) of the query frame.
 ColumnValue eval_column(const Pair& pr, double u, double v);
+
+// The rim crossing on the segment from a (non-empty) to b (empty), to 1e-6 of the segment: the innermost bracketing
+// column. outer (optional): the closest empty column evaluated.
+FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns,
+                     FieldVertex* outer = nullptr);
 
 // Integrates a lattice triangle (corners a, b, c, evaluated) into acc; columns counts the columns it evaluates.
 void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, const FieldVertex& c, int depth,

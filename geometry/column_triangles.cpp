@@ -63,15 +63,11 @@ ColumnValue eval_column(const Pair& pr, double u, double v) {
   return c;
 }
 
-namespace {
-
-
 // The rim crossing on the segment from a (column non-empty) to b (empty): false position with the
 // Illinois modification on the signed gap when it is available, bisection otherwise. Returns the
 // innermost bracketing point, with the column seen from inside (for a vertical wall G stays finite).
 // outer (optional): the closest evaluated empty column (b when the search stopped on the rim).
-FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns,
-                     FieldVertex* outer = nullptr) {
+FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b, long& columns, FieldVertex* outer) {
   double t_in = 0, t_out = 1, f_in = a.c.G, f_out = b.c.G;
   // False position needs a gap that is continuous across the rim. A wall nearly parallel to the
   // columns (a slightly tilted box side) gives a huge inverted chord outside instead, and Illinois
@@ -101,6 +97,8 @@ FieldVertex find_cut(const Pair& pr, const FieldVertex& a, const FieldVertex& b,
   }
   return best;
 }
+
+namespace {
 
 // Subdivision levels for all-empty triangles whose corners see different outer faces.
 constexpr int kEmptyDepth = 3;
@@ -283,7 +281,7 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
     if (outer_p != outer_q) hidden = true;
   }
   if (!hidden) {
-    if (L->c.in != P1->c.in) acc.rim += std::hypot(p.u - q.u, p.v - q.v);
+    if (L->c.in != P1->c.in) acc.rim += std::hypot(acc.stretch * (p.u - q.u), p.v - q.v);
     if (L->c.in) integrate_triangle(*L, p, q, acc);
     if (P1->c.in) integrate_quad(*P1, *P2, q, p, acc);
     return;
@@ -316,7 +314,10 @@ void integrate_tri(const Pair& pr, const FieldVertex& a, const FieldVertex& b, c
         poly[n++] = x.c.in ? find_cut(pr, x, y, columns) : find_cut(pr, y, x, columns);
       }
     }
-    if (nc == 2) acc.rim += std::hypot(poly[cuts[0]].u - poly[cuts[1]].u, poly[cuts[0]].v - poly[cuts[1]].v);
+    if (nc == 2) {
+      const FieldVertex &p0 = poly[cuts[0]], &p1 = poly[cuts[1]];
+      acc.rim += std::hypot(acc.stretch * (p0.u - p1.u), p0.v - p1.v);
+    }
     for (int k = 1; k + 1 < n; ++k) integrate_triangle(poly[0], poly[k], poly[k + 1], acc);
   }
 }
