@@ -299,7 +299,7 @@ TEST_CASE("convex lens: bench_curved_pairs' other attitudes against the column e
   // generic attitude (b turned 0.7 rad about (1, 2, 3): b's side and rim on a's top rim), a cylinder lying on a cone's
   // flat top and at the generic attitude, each lowered to V = 1e-9, 1e-8, 1e-7 m³. Before this change the lens
   // answered two of them 8e-4 and 1e-3 off. Reference: the column engine at tolerance 1e-5 (its own error there is
-  // ~1e-5; at 1e-6 it is not reliable on flat faces: 33 % off for a cylinder lying across an end, measured).
+  // ~1e-5; it was 25 % low on a cylinder lying across an end until long strips got a stretched lattice).
   struct Case {
     const char* name;
     Cell a, b;
