@@ -15,15 +15,6 @@ using namespace geometry_support;
 
 namespace {
 
-Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
-  Primitive p;
-  p.kind = kind;
-  p.radius = radius;
-  p.length = length;
-  p.radius_top = radius_top;
-  return p;
-}
-
 double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
 
 // α − sin α cos α = (x − sin x) / 2 with x = 2α, by its series where it cancels (relative error < 1e-15 for α < 0.2).

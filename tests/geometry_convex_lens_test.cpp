@@ -16,15 +16,6 @@ using namespace geometry_support;
 
 namespace {
 
-Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
-  Primitive p;
-  p.kind = kind;
-  p.radius = radius;
-  p.length = length;
-  p.radius_top = radius_top;
-  return p;
-}
-
 double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
 
 // Cylinder A (radius a) along x through the origin, cylinder B (radius b) along y with its axis at height h, both

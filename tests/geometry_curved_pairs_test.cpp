@@ -12,14 +12,6 @@ using namespace geometry_support;
 
 namespace {
 
-Primitive rod(PrimitiveKind kind, double radius, double length) {
-  Primitive p;
-  p.kind = kind;
-  p.radius = radius;
-  p.length = length;
-  return p;
-}
-
 // The lens of balls (0, R1) and (D e_z, R2) by slices across the z axis: the slice at z is a disc of radius²
 // min(R1² − z², R2² − (z − D)²), so A(z) = π r², ∫x² over the slice = π r⁴/4. Composite 20-point Gauss–Legendre
 // on 400 pieces each side of the radical plane, with t² maps at the poles (where r² is linear in z, so the

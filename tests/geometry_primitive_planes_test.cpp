@@ -12,14 +12,6 @@ using namespace geometry_support;
 
 namespace {
 
-Primitive shape(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
-  Primitive p;
-  p.kind = kind;
-  p.radius = radius;
-  p.length = length;
-  p.radius_top = radius_top;
-  return p;
-}
 Primitive ellipsoid(const Vec3& radii) {
   Primitive p;
   p.kind = PrimitiveKind::Ellipsoid;
@@ -76,13 +68,13 @@ TEST_CASE("Primitives at special attitudes against a half-space: closed forms", 
     INFO("depth " << h);
     if (h < 2 * R) {  // a cylinder on its side: L × the circular segment
       INFO("cylinder and capsule on their side");
-      const Cell cyl = make_cell({shape(PrimitiveKind::Cylinder, R, L)});
+      const Cell cyl = make_cell({rod(PrimitiveKind::Cylinder, R, L)});
       const Pose side{at + Vec3(0, 0, R - h), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()))};
       check_close(interference(cyl, side, ground(), Pose{}), L * segment_area(R, h),
                   at + Vec3(0, 0, R - h - segment_centroid(R, h)), 1e-9);
       // A capsule on its side: the same band plus the two half-ball caps (one ball cap in all), whose centroids
       // sit at the ball cap's depth 3(2R − h)²/(4(3R − h)) below the centre.
-      const Cell cap = make_cell({shape(PrimitiveKind::Capsule, R, L)});
+      const Cell cap = make_cell({rod(PrimitiveKind::Capsule, R, L)});
       const double Vb = L * segment_area(R, h), Vc = M_PI * h * h * (R - h / 3);
       const double zb = segment_centroid(R, h), zc = 3 * (2 * R - h) * (2 * R - h) / (4 * (3 * R - h));
       check_close(interference(cap, side, ground(), Pose{}), Vb + Vc,
@@ -90,7 +82,7 @@ TEST_CASE("Primitives at special attitudes against a half-space: closed forms", 
     }
     {  // a cylinder on its end face: a disc × h
       INFO("cylinder on its end");
-      const Cell cyl = make_cell({shape(PrimitiveKind::Cylinder, R, L)});
+      const Cell cyl = make_cell({rod(PrimitiveKind::Cylinder, R, L)});
       const Interference x = interference(cyl, Pose{at + Vec3(0, 0, L / 2 - h), Quat::Identity()}, ground(), Pose{});
       check_close(x, M_PI * R * R * h, at + Vec3(0, 0, -h / 2), 1e-9);
       const double V = M_PI * R * R * h;
@@ -99,7 +91,7 @@ TEST_CASE("Primitives at special attitudes against a half-space: closed forms", 
     }
     {  // a cone on its tip: a small cone of height h, radius R h / L
       INFO("cone on its tip");
-      const Cell cone = make_cell({shape(PrimitiveKind::Cone, R, L, 0.0)});
+      const Cell cone = make_cell({rod(PrimitiveKind::Cone, R, L, 0.0)});
       // Radius R at local z = −L/2, 0 at +L/2: turned over, the tip points down.
       const Pose tip_down{at + Vec3(0, 0, L / 2 - h), Quat(Eigen::AngleAxisd(M_PI, Vec3::UnitX()))};
       const double r = R * h / L, V = M_PI * r * r * h / 3;
@@ -137,10 +129,10 @@ TEST_CASE("Every primitive against a half-space and a box table at general attit
   QueryOptions column;
   column.closed_forms = false;
   column.tolerance = 1e-6;
-  const std::vector<Primitive> prims = {shape(PrimitiveKind::Cylinder, 0.05, 0.2),
-                                        shape(PrimitiveKind::Cone, 0.05, 0.1, 0.02),
-                                        shape(PrimitiveKind::Cone, 0.05, 0.1, 0.0),
-                                        shape(PrimitiveKind::Capsule, 0.03, 0.1),
+  const std::vector<Primitive> prims = {rod(PrimitiveKind::Cylinder, 0.05, 0.2),
+                                        rod(PrimitiveKind::Cone, 0.05, 0.1, 0.02),
+                                        rod(PrimitiveKind::Cone, 0.05, 0.1, 0.0),
+                                        rod(PrimitiveKind::Capsule, 0.03, 0.1),
                                         ellipsoid(Vec3(0.05, 0.04, 0.03)),
                                         torus(0.05, 0.015)};
   for (const Primitive& p : prims) {
@@ -189,9 +181,9 @@ TEST_CASE("Mass properties of every primitive are exact", "[geometry][exact][pri
   const double Ve = 4.0 / 3 * M_PI * e.prod();
   const double Rt = 0.05, rt = 0.015, Vt = 2 * M_PI * M_PI * Rt * rt * rt;
   const std::vector<Case> cases = {
-      {shape(PrimitiveKind::Cylinder, R, L), Vcyl, Vcyl * R * R / 2, Vcyl * (R * R / 4 + L * L / 12)},
-      {shape(PrimitiveKind::Cone, R, L, 0.0), Vcone, 0.3 * Vcone * R * R, Vcone * (3.0 / 20 * R * R + 3.0 / 80 * L * L), -L / 4},
-      {shape(PrimitiveKind::Capsule, R, L), Vcap, Vcyl * R * R / 2 + 2 * mh * 0.4 * R * R, capsule_Ixx},
+      {rod(PrimitiveKind::Cylinder, R, L), Vcyl, Vcyl * R * R / 2, Vcyl * (R * R / 4 + L * L / 12)},
+      {rod(PrimitiveKind::Cone, R, L, 0.0), Vcone, 0.3 * Vcone * R * R, Vcone * (3.0 / 20 * R * R + 3.0 / 80 * L * L), -L / 4},
+      {rod(PrimitiveKind::Capsule, R, L), Vcap, Vcyl * R * R / 2 + 2 * mh * 0.4 * R * R, capsule_Ixx},
       {ellipsoid(e), Ve, Ve * (e.x() * e.x() + e.y() * e.y()) / 5, Ve * (e.y() * e.y() + e.z() * e.z()) / 5},
       {torus(Rt, rt), Vt, Vt * (Rt * Rt + 0.75 * rt * rt), Vt * (0.5 * Rt * Rt + 0.625 * rt * rt)},
   };

@@ -138,6 +138,16 @@ inline Solid star_prism(const std::vector<Vec3>& poly, double H) {
   return s;
 }
 
+// A cylinder, cone, capsule (radius, length along z; radius_top for a cone's top).
+inline Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
+  Primitive p;
+  p.kind = kind;
+  p.radius = radius;
+  p.length = length;
+  p.radius_top = radius_top;
+  return p;
+}
+
 // A star of 2n points alternating between radii r_outer (at angle 0) and r_inner, counter-clockwise, in z = 0.
 inline std::vector<Vec3> star_polygon(int n, double r_outer, double r_inner) {
   std::vector<Vec3> star;
