@@ -124,9 +124,7 @@ Region side_of(const Region& r, const Plane& cut, const FacePlanes& fp, double e
     double da = signed_distance(cut, e.a), db = signed_distance(cut, e.b);
     if (std::abs(da) <= eps) da = 0;
     if (std::abs(db) <= eps) db = 0;
-    if (da == 0 && db == 0) continue;  // on the cut: resolved, on the boundary of both sides
-    if (da > 0 && db > 0) continue;
-    if (da >= 0 && db >= 0) continue;  // touches the cut from outside
+    if (da >= 0 && db >= 0) continue;  // on the cut (resolved: on both sides' boundary), or beyond it
     ReflexEdge k = e;
     if (da > 0) k.a = e.a + (e.b - e.a) * (da / (da - db));
     if (db > 0) k.b = e.a + (e.b - e.a) * (da / (da - db));
@@ -194,7 +192,8 @@ std::vector<ConvexPiece> convex_pieces(const MeshLevelSet& mesh, const SourceLoc
   // Every cut leaves solid on its inner side, so regions stay within a few per piece; the cap only bounds the work.
   const int max_regions = 16 * max_pieces;
   for (int regions = 0; !stack.empty(); ++regions) {
-    if (regions > max_regions) fail("needs more than " + std::to_string(max_pieces) + " pieces; leave it whole (split: none)");
+    if (regions > max_regions)
+      fail("needs more than " + std::to_string(max_pieces) + " pieces; leave it whole (split: none)");
     Region r = std::move(stack.back());
     stack.pop_back();
     if (r.depth > static_cast<int>(fp.planes.size())) fail("did not resolve (a cut plane repeated)");
@@ -217,7 +216,7 @@ std::vector<ConvexPiece> convex_pieces(const MeshLevelSet& mesh, const SourceLoc
         if (!used[f.plane]) used[f.plane] = 1, planes.push_back(fp.planes[f.plane]);
       const RawMoments hull = convex_polyhedron_moments(planes, box_lo, box_hi);
       // No surface inside: the region lies wholly inside the solid or wholly outside; its centroid says which.
-      const bool solid = hull.m0 > volume_tol && 
+      const bool solid = hull.m0 > volume_tol &&
                          (!r.faces.empty() || mesh_closest(mesh, hull.m1 / hull.m0).distance < 0);
       if (solid) {
         ConvexPiece piece;

@@ -246,7 +246,8 @@ TEST_CASE("Convex pieces: a body's mesh with split: convex becomes one cell per 
   // A box pressed into the bracket's inner corner meets both pieces: two patches, two normals (the point of the split),
   // whose moments add up to the whole mesh's.
   const Cell probe = make_cell({box(Vec3(0.12, 0.12, 0.2))});
-  const Pose corner = node.primitive.pose.compose(Pose{Vec3(0.1 + 0.06 - 0.001, 0.1 + 0.06 - 0.001, 0.02), Quat::Identity()});
+  const Vec3 centre(0.1 + 0.06 - 0.001, 0.1 + 0.06 - 0.001, 0.02);  // its inner corner 1 mm into both legs
+  const Pose corner = node.primitive.pose.compose(Pose{centre, Quat::Identity()});
   const Interference w = interference(whole.cells[0], Pose{}, probe, corner);
   const Interference p0 = interference(split.cells[0], Pose{}, probe, corner);
   const Interference p1 = interference(split.cells[1], Pose{}, probe, corner);
