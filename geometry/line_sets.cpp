@@ -9,6 +9,10 @@ namespace vcsim::geo::lines {
 
 // ---- signed distances (exact, or a conservative 1-Lipschitz bound for the ellipsoid) ----
 
+// The distance from the z axis. √(x² + y²) rather than std::hypot: 3–4× cheaper, and the coordinates here never
+// come near overflow or underflow (the distance queries are a third of the torus sweep's time).
+static double radial(const Vec3& x) { return std::sqrt(x.x() * x.x() + x.y() * x.y()); }
+
 double sdf_local(const Placed& p, const Vec3& x) {
   switch (p.kind) {
     case PrimitiveKind::Sphere: return x.norm() - p.r;
@@ -17,13 +21,13 @@ double sdf_local(const Placed& p, const Vec3& x) {
       return q.cwiseMax(0.0).norm() + std::min(q.maxCoeff(), 0.0);
     }
     case PrimitiveKind::Cylinder: {
-      const double dx = std::hypot(x.x(), x.y()) - p.r, dz = std::abs(x.z()) - p.half_length;
+      const double dx = radial(x) - p.r, dz = std::abs(x.z()) - p.half_length;
       return std::hypot(std::max(dx, 0.0), std::max(dz, 0.0)) + std::min(std::max(dx, dz), 0.0);
     }
     case PrimitiveKind::Cone: {
       // Capped cone (frustum) of radii r (z = -h) and r2 (z = +h): exact distance (Quilez).
       const double h = p.half_length, r1 = p.r, r2 = p.r2;
-      const double qx = std::hypot(x.x(), x.y()), qy = x.z();
+      const double qx = radial(x), qy = x.z();
       const double k1x = r2, k1y = h, k2x = r2 - r1, k2y = 2 * h;
       const double cax = qx - std::min(qx, qy < 0 ? r1 : r2), cay = std::abs(qy) - h;
       const double t = std::clamp(((k1x - qx) * k2x + (k1y - qy) * k2y) / (k2x * k2x + k2y * k2y), 0.0, 1.0);
@@ -40,10 +44,13 @@ double sdf_local(const Placed& p, const Vec3& x) {
       const double k = x.cwiseQuotient(p.radii).norm();
       return (k - 1) * p.radii.minCoeff();
     }
-    case PrimitiveKind::Torus: return std::hypot(std::hypot(x.x(), x.y()) - p.major, x.z()) - p.r;
+    case PrimitiveKind::Torus: {
+      const double d = radial(x) - p.major;
+      return std::sqrt(d * d + x.z() * x.z()) - p.r;
+    }
     case PrimitiveKind::HalfSpace: return x.z();
     case PrimitiveKind::Slab: return std::abs(x.z()) - p.half_thickness;
-    case PrimitiveKind::InfiniteCylinder: return std::hypot(x.x(), x.y()) - p.r;
+    case PrimitiveKind::InfiniteCylinder: return radial(x) - p.r;
     case PrimitiveKind::Mesh: return mesh_distance(*p.mesh, x);
   }
   return kInf;
