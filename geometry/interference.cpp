@@ -15,6 +15,7 @@
 #include "geometry/convex_lens.h"
 #include "geometry/mesh_intersection.h"
 #include "geometry/torus_sweep.h"
+#include "geometry/transversal_axis.h"
 #include "geometry/located_error.h"
 #include "geometry/support_plane.h"
 
@@ -50,19 +51,16 @@ struct Pass {
   double spacing = 0;
 };
 
-// Two passes in a frame with column axis `axis`: a coarse lattice finds the patch and its area;
-// the fine lattice, spaced from the area (a continuous function of the poses, so results stay
-// smooth), is centred on the coarse centroid.
-bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, const Pose& pb, const Vec3& origin,
-              const Quat& rot, const QueryOptions& opt, double across, Pass& out, long& columns, bool richardson = true) {
-  Pose f1{origin, rot};
+// The coarse pass in frame f1: a lattice over the overlap box finds the patch (r1, spacing s1), zoomed until the patch
+// holds a few squares.
+bool coarse_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, const Pose& pb, const Pose& f1,
+                 ColumnResult& r1, double& s1, long& columns) {
   Vec3 lo_a, hi_a, lo_b, hi_b;
   cell_bounds_in_frame(a, pa, f1, lo_a, hi_a);
   cell_bounds_in_frame(b, pb, f1, lo_b, hi_b);
   const Vec3 lo = lo_a.cwiseMax(lo_b), hi = hi_a.cwiseMin(hi_b);
   if ((lo.array() >= hi.array()).any() || !lo.allFinite() || !hi.allFinite()) return false;
-  double s1 = std::max(hi.x() - lo.x(), hi.y() - lo.y()) / 16.0;
-  ColumnResult r1;
+  s1 = std::max(hi.x() - lo.x(), hi.y() - lo.y()) / 16.0;
   for (int k = 0; k < 10; ++k) {
     r1 = column_moments(a, pa, b, pb, f1, s1);
     columns += r1.columns;
@@ -81,6 +79,33 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
     if (!(rz.moments.m0 > 0)) break;
     r1 = rz;
     s1 *= 0.25;
+  }
+  return true;
+}
+
+// Two passes in a frame with column axis `axis`: a coarse lattice finds the patch and its area;
+// the fine lattice, spaced from the area (a continuous function of the poses, so results stay
+// smooth), is centred on the coarse centroid. transversal: where the axis grazes or folds a curved face in the
+// patch, turn the columns onto a primitive's axis that crosses every face (transversal_axis.h), redo the coarse pass.
+bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, const Pose& pb, const Vec3& origin,
+              Quat rot, const QueryOptions& opt, double across, Pass& out, long& columns, bool richardson = true,
+              bool transversal = false) {
+  const Quat estimate = rot;
+  Pose f1{origin, rot};
+  ColumnResult r1;
+  double s1 = 0;
+  if (!coarse_pass(a, pa, b, pb, f1, r1, s1, columns)) return false;
+  bool turned = false;
+  if (transversal) {
+    if (const auto d = transversal_axis(a, pa, b, pb, f1, r1.inside, s1)) {
+      ColumnResult r;
+      double s = 0;
+      if (coarse_pass(a, pa, b, pb, Pose{origin, axis_rotation(*d)}, r, s, columns)) {
+        rot = axis_rotation(*d), f1 = Pose{origin, rot};
+        r1 = std::move(r), s1 = s;
+        turned = true;
+      }
+    }
   }
   const Vec3 c1 = r1.moments.m1 / r1.moments.m0;
   // Tolerances looser than 1e-2 leave too few lattice squares across the patch for the Richardson
@@ -124,6 +149,8 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
     m.h1 = (4 * m.h1 - r2.moments.h1) / 3;
   }
   if (!(out.r.moments.m0 > 0)) {  // cannot happen unless the patch is below the coarse pass's resolution
+    // or the fine lattice overflowed (too_large): a turned axis can see a thinner footprint; the estimate's then.
+    if (turned) return two_pass(a, pa, b, pb, origin, estimate, opt, across, out, columns, richardson);
     out.r = r1;
     if (opt.hyper_exponent != 1) {  // the coarse pass ran with n = 1: rerun it for the hypervolume
       out.r = column_moments(a, pa, b, pb, f1, s1, nullptr, nullptr, opt.hyper_exponent);
@@ -183,7 +210,10 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
     }
   }
   Pass pass;
-  if (!two_pass(A, pose_i, B, pose_j, c, axis_rotation(n), options, kAcross, pass, out.columns)) return out;
+  // The hypervolume's L is defined along the normal: its columns keep it.
+  if (!two_pass(A, pose_i, B, pose_j, c, axis_rotation(n), options, kAcross, pass, out.columns, true,
+                options.hyper_exponent == 1))
+    return out;
   Vec3 centroid;
   Mat3 J;
   centroid_and_inertia(pass.r.moments, centroid, J);
