@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "geometry/lens_rules.h"
 #include "geometry/line_sets.h"
 
 namespace vcsim::geo {
@@ -52,29 +53,14 @@ int nodes_for(double tolerance) {
   return std::clamp(static_cast<int>(std::ceil(4 * digits - 2)), 6, 24);
 }
 
-// The root of a continuous f between a and b, where f changes sign, to `tol`: false position with the Illinois
-// step (bisection where a step would leave the bracket or f is not finite).
+// The root of a continuous f between a and b, where f changes sign, to `tol`: the lens's false position
+// (geometry/lens_rules.h), which wants f > 0 on its first side.
 template <class F>
 double sign_change(const F& f, double a, double b, double tol) {
-  double fa = f(a), fb = f(b);
-  const bool a_negative = fa < 0;
-  int side = 0;
-  for (int it = 0; it < 200 && std::abs(b - a) > tol; ++it) {
-    double m = a - fa * (b - a) / (fb - fa);
-    if (!(std::min(a, b) < m && m < std::max(a, b)) || !std::isfinite(fa) || !std::isfinite(fb)) m = 0.5 * (a + b);
-    const double fm = f(m);
-    if (std::isnan(fm)) return 0.5 * (a + b);  // cannot happen for the functions used here
-    if ((fm < 0) == a_negative) {
-      a = m, fa = fm;
-      if (side == -1) fb *= 0.5;
-      side = -1;
-    } else {
-      b = m, fb = fm;
-      if (side == 1) fa *= 0.5;
-      side = 1;
-    }
-  }
-  return 0.5 * (a + b);
+  const double fa = f(a), sign = fa < 0 ? -1.0 : 1.0;
+  auto g = [&](double x) { return std::pair<double, long>(sign * f(x), 0); };
+  const lens::Edge e = lens::find_edge(g, a, sign * fa, 0, b, sign * f(b), 0, tol);
+  return 0.5 * (e.in + e.out);
 }
 
 struct Sweep {
