@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <optional>
 #include <vector>
 
 #include "geometry/lens_rules.h"
@@ -55,6 +53,8 @@ int nodes_for(double tolerance) {
 
 // The root of a continuous f between a and b, where f changes sign, to `tol`: the lens's false position
 // (geometry/lens_rules.h), which wants f > 0 on its first side.
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // find_edge bisects where f is not finite
+
 template <class F>
 double sign_change(const F& f, double a, double b, double tol) {
   const double fa = f(a), sign = fa < 0 ? -1.0 : 1.0;
@@ -108,37 +108,17 @@ struct Sweep {
     return lines::cell_line_set(clip, 0, clip.size(), c + a * p, q, -half, half);
   }
 
-  // The other cell's chord along c + a p + s q, without clipping to the disc: lo > hi where a quadric is missed (its
-  // inverted chord, continuous). Only for one convex primitive (not a torus); false otherwise.
-  bool raw_chord(const Vec3& c, const Vec3& p, const Vec3& q, double a, double& lo, double& hi) const {
+  // The signature's three continuous functions of a against one convex primitive (not a torus): the other chord's
+  // overlap with the disc's chord, and how far inside the disc's circle each of its ends lies (from the unclipped
+  // chord, inverted where a quadric is missed, so continuous). False where they do not apply.
+  bool signature_functions(const Vec3& c, const Vec3& p, const Vec3& q, double a, std::array<double, 3>& f) const {
     if (clip.size() != 1 || clip[0].kind == PrimitiveKind::Torus) return false;
     const Placed& pr = clip[0];
     const lines::Span sp = lines::line_span(pr, pr.A * (c + a * p) + pr.b, pr.A * q);
-    lo = sp.lo, hi = sp.hi;
-    return std::isfinite(lo) && std::isfinite(hi);
-  }
-
-  // The first of the signature's three functions of a (overlap, first end inside the circle, last end inside) whose
-  // sign differs between x0 and x1, as a callable; none if the chords are not raw_chord's or none differs.
-  std::optional<std::function<double(double)>> signature_function(const Vec3& c, const Vec3& p, const Vec3& q,
-                                                                  double x0, double x1) const {
-    auto values = [&](double a, std::array<double, 3>& f) {
-      double lo, hi;
-      if (!raw_chord(c, p, q, a, lo, hi)) return false;
-      const double half = std::sqrt(std::max(r * r - a * a, 0.0));
-      f = {std::min(hi, half) - std::max(lo, -half), lo + half, half - hi};
-      return true;
-    };
-    std::array<double, 3> f0, f1;
-    if (!values(x0, f0) || !values(x1, f1)) return std::nullopt;
-    for (int k = 0; k < 3; ++k) {
-      if ((f0[k] > 0) == (f1[k] > 0)) continue;
-      return [values, k](double a) {
-        std::array<double, 3> f;
-        return values(a, f) ? f[k] : std::numeric_limits<double>::quiet_NaN();
-      };
-    }
-    return std::nullopt;
+    if (!std::isfinite(sp.lo) || !std::isfinite(sp.hi)) return false;
+    const double half = std::sqrt(std::max(r * r - a * a, 0.0));
+    f = {std::min(sp.hi, half) - std::max(sp.lo, -half), sp.lo + half, half - sp.hi};
+    return true;
   }
 
   // Moments of the meridian section at φ, weighted by ρ: its contribution per unit φ.
@@ -168,7 +148,16 @@ struct Sweep {
       // Against one convex primitive the signature is the signs of three continuous functions of a: the other
       // chord's overlap with the disc's chord, and how far inside the disc's circle each of its ends lies. The first
       // that changes sign is located by false position (a few chords where bisection to 1e-9 r takes 30).
-      if (const auto f = signature_function(c, p, q, x0, x1)) return sign_change(*f, x0, x1, 1e-9 * r);
+      std::array<double, 3> f0, f1;
+      if (signature_functions(c, p, q, x0, f0) && signature_functions(c, p, q, x1, f1))
+        for (int k = 0; k < 3; ++k) {
+          if ((f0[k] > 0) == (f1[k] > 0)) continue;
+          auto f = [&](double a) {
+            std::array<double, 3> fa;
+            return signature_functions(c, p, q, a, fa) ? fa[k] : kNaN;
+          };
+          return sign_change(f, x0, x1, 1e-9 * r);
+        }
       while (std::abs(x1 - x0) > 1e-9 * r) {
         const double mid = 0.5 * (x0 + x1);
         (signature(mid) == s0 ? x0 : x1) = mid;
@@ -211,7 +200,6 @@ struct Sweep {
     return m;
   }
 };
-
 
 // The sweep locates each section's contact from the deepest disc point along the other cell's gradient at the disc's
 // centre, which is right for smooth surfaces but misses a section whose contact is at an edge or a corner (a cone's
@@ -295,8 +283,8 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   for (int k = 0; k < last; ++k) {
     const int k1 = (k + 1) % ns;
     const double a = phi_lo + k * step, b = a + step;
-    if ((d[k] < 0) != (d[k1] < 0)) breaks.push_back(d[k] < 0 ? sign_change(depth, a, b, phi_tol) : sign_change(depth, b, a, phi_tol));
-    if ((h[k] < 0) != (h[k1] < 0)) breaks.push_back(h[k] < 0 ? sign_change(height, a, b, phi_tol) : sign_change(height, b, a, phi_tol));
+    if ((d[k] < 0) != (d[k1] < 0)) breaks.push_back(sign_change(depth, a, b, phi_tol));
+    if ((h[k] < 0) != (h[k1] < 0)) breaks.push_back(sign_change(height, a, b, phi_tol));
     const int km = (k + ns - 1) % ns;
     if (d[k] >= 0 && (whole || (k > 0 && k < ns - 1)) && d[k] <= d[km] && d[k] <= d[k1]) {
       double lo_g = a - step, hi_g = b;  // golden section for the minimum
