@@ -6,8 +6,8 @@
 //
 // The proof is a bound, never an estimate: the support of (other cell) ∩ (end slab) along a direction d across the
 // axis is at most h_P(d − t z) + |t| h for every t and every primitive P of the other cell (Lagrangian duality for the
-// slab |z| ≤ h; P ⊇ the cell), minimised over t by golden section. Sixteen directions bound the part's distance from
-// the axis by their largest support over cos(π/16); below the side's smallest radius, the side is out of reach.
+// slab |z| ≤ h; P ⊇ the cell), minimised over t by golden section. Twelve directions bound the part's distance from
+// the axis by their largest support over cos(π/12); below the side's smallest radius, the side is out of reach.
 #pragma once
 #include <optional>
 
