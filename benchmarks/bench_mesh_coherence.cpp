@@ -24,6 +24,7 @@
 
 #include "geometry/mesh.h"
 #include "geometry/mesh_intersection.h"
+#include "tests/mesh_pair_pose.h"
 
 using namespace vcsim;
 using namespace vcsim::geo;
@@ -32,15 +33,6 @@ namespace {
 
 std::shared_ptr<const MeshLevelSet> load(const std::string& path) {
   return load_mesh_level_set(path, 1.0, SourceLocation{});
-}
-
-Pose placed(const MeshLevelSet& a, const MeshLevelSet& b, const Quat& q, const Vec3& offset, double depth) {
-  double above = a.hi.z() - b.lo.z() + (b.hi - b.lo).norm(), below = a.lo.z() - b.hi.z();
-  for (int k = 0; k < 60; ++k) {
-    const double z = 0.5 * (above + below);
-    (mesh_mesh_moments(a, Pose{}, b, Pose{offset + Vec3(0, 0, z), q}).m0 > 0 ? below : above) = z;
-  }
-  return Pose{offset + Vec3(0, 0, above - depth), q};
 }
 
 double median(std::vector<double> v) {
@@ -121,7 +113,7 @@ int main(int argc, char** argv) {
               "| leaf pairs listed (mean) | bits ≠ cold |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Pair& p : pairs) {
-    const Pose b0 = placed(*p.a, *p.b, tilt, p.offset, 300e-6);
+    const Pose b0 = mesh_pair_pose::first_touch(*p.a, *p.b, tilt, p.offset, 300e-6);
     for (const double speed : {1.0, 0.1}) {
       std::vector<RawMoments> cold_answers;
       const Result cold = run(*p.a, *p.b, b0, speed, p.steps, 0, false, &cold_answers);

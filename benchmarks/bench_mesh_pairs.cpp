@@ -16,6 +16,7 @@
 #include "benchmarks/bench_support.h"
 #include "geometry/mesh.h"
 #include "geometry/mesh_intersection.h"
+#include "tests/mesh_pair_pose.h"
 
 using namespace vcsim;
 using namespace vcsim::geo;
@@ -35,15 +36,6 @@ Shape shape(const std::string& name, const std::string& path) {
   Shape s{name, bench::one_cell(p), nullptr};
   s.mesh = load_mesh_level_set(path, 1.0, SourceLocation{});
   return s;
-}
-
-// b placed over a at attitude q, lowered along -z until it first touches (bisection on V), then `depth` further.
-Pose placed(const Shape& a, const Shape& b, const Quat& q, const Vec3& offset, double depth) {
-  double above = a.mesh->hi.z() - b.mesh->lo.z() + (b.mesh->hi - b.mesh->lo).norm();
-  double below = a.mesh->lo.z() - b.mesh->hi.z();
-  auto V = [&](double z) { return mesh_mesh_moments(*a.mesh, Pose{}, *b.mesh, Pose{offset + Vec3(0, 0, z), q}).m0; };
-  for (int k = 0; k < 70; ++k) (V(0.5 * (above + below)) > 0 ? below : above) = 0.5 * (above + below);
-  return Pose{offset + Vec3(0, 0, above - depth), q};
 }
 
 }  // namespace
@@ -76,7 +68,7 @@ int main(int argc, char** argv) {
       std::normal_distribution<double> g;
       const Quat q = att == 0 ? Quat::Identity() : Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
       for (double depth : {30e-6, 300e-6, 1e-3}) {
-        const Pose pb = placed(a, b, q, ps.offset, depth);
+        const Pose pb = mesh_pair_pose::first_touch(*a.mesh, *b.mesh, q, ps.offset, depth);
         MeshIntersectionStats st;
         const double V = mesh_mesh_moments(*a.mesh, Pose{}, *b.mesh, pb, &st).m0;
         double us = 0, surfaces = 0, surfaces_2 = 0;

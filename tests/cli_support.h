@@ -53,6 +53,12 @@ def expect(name, value, lo, hi, why=''):
 def expect_true(name, cond, detail=''):
     print(('ok    ' if cond else 'FAIL  ') + name + ' ' + str(detail))
     if not cond: failed.append(name)
+def dataset_bytes(path):
+    # Every dataset of an HDF5 file as raw bytes (for bitwise comparisons), and the open file (for dtypes).
+    f = h5py.File(path, 'r')
+    out = {}
+    f.visititems(lambda name, obj: out.__setitem__(name, obj[()].tobytes()) if isinstance(obj, h5py.Dataset) else None)
+    return f, out
 def finish():
     if failed:
         print('FAILED:', ', '.join(failed)); sys.exit(1)

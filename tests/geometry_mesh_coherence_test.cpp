@@ -21,6 +21,7 @@
 #include "geometry/mesh.h"
 #include "geometry/mesh_intersection.h"
 #include "tests/cli_support.h"
+#include "tests/mesh_pair_pose.h"
 
 using namespace vcsim;
 using namespace vcsim::geo;
@@ -34,17 +35,6 @@ std::shared_ptr<const MeshLevelSet> load(const std::string& name) {
 }
 
 bool same_bits(const RawMoments& x, const RawMoments& y) { return x.m0 == y.m0 && x.m1 == y.m1 && x.m2 == y.m2; }
-
-// b over a at attitude q and horizontal offset, lowered until it first touches (bisection on V, cold queries), then
-// `depth` further.
-Pose placed(const MeshLevelSet& a, const MeshLevelSet& b, const Quat& q, const Vec3& offset, double depth) {
-  double above = a.hi.z() - b.lo.z() + (b.hi - b.lo).norm(), below = a.lo.z() - b.hi.z();
-  for (int k = 0; k < 60; ++k) {
-    const double z = 0.5 * (above + below);
-    (mesh_mesh_moments(a, Pose{}, b, Pose{offset + Vec3(0, 0, z), q}).m0 > 0 ? below : above) = z;
-  }
-  return Pose{offset + Vec3(0, 0, above - depth), q};
-}
 
 // A small rigid motion at time t (s) about the start pose: a 5 mm horizontal circle at 10 Hz (0.31 m/s, 31 µm per
 // 1e-4 s step), a 0.3 mm bob and a 0.05 rad rock, with A turning slowly too. Both are given in a query frame whose
@@ -105,8 +95,8 @@ TEST_CASE("Mesh coherence: Bitwise identical warm and cold queries along traject
     Pose b0;
   };
   const Case cases[] = {
-      {"rock on rock", rock.get(), rock.get(), placed(*rock, *rock, tilt, Vec3(0.01, 0.005, 0), 1e-3)},
-      {"rock in bowl", bowl.get(), rock.get(), placed(*bowl, *rock, tilt, Vec3(0.01, 0, 0), 1e-3)}};
+      {"rock on rock", rock.get(), rock.get(), mesh_pair_pose::first_touch(*rock, *rock, tilt, Vec3(0.01, 0.005, 0), 1e-3)},
+      {"rock in bowl", bowl.get(), rock.get(), mesh_pair_pose::first_touch(*bowl, *rock, tilt, Vec3(0.01, 0, 0), 1e-3)}};
   for (const Case& cs : cases) {
     const Motion motion{Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(0.1, Vec3::UnitX()))}, cs.b0};
     // 0.25 leaf sizes: the default; 0.01 (0.11–0.13 mm here; B's translation alone, 31 µm per step, leaves it within
@@ -133,7 +123,7 @@ TEST_CASE("Mesh coherence: Bitwise identical warm and cold queries along traject
 TEST_CASE("Mesh coherence: a move inside the margin is answered warm, beyond it cold, with the same bits") {
   const auto rock = load("rock_700.obj"), bowl = load("bowl_1000.obj");
   const Quat tilt(Eigen::AngleAxisd(0.3, Vec3(1, 2, 0).normalized()));
-  const Pose b0 = placed(*bowl, *rock, tilt, Vec3(0.01, 0, 0), 1e-3);
+  const Pose b0 = mesh_pair_pose::first_touch(*bowl, *rock, tilt, Vec3(0.01, 0, 0), 1e-3);
   MeshPairCache cache;
   cache.margin_in_leaves = 0.05;
   MeshIntersectionStats build;
@@ -178,8 +168,8 @@ TEST_CASE("Mesh coherence: a move inside the margin is answered warm, beyond it 
 TEST_CASE("Mesh coherence: a cache built for other meshes, or in the other order, is ignored") {
   const auto rock = load("rock_700.obj"), bowl = load("bowl_1000.obj");
   const Quat tilt(Eigen::AngleAxisd(0.3, Vec3(1, 2, 0).normalized()));
-  const Pose in_bowl = placed(*bowl, *rock, tilt, Vec3(0.01, 0, 0), 1e-3);
-  const Pose on_rock = placed(*rock, *rock, tilt, Vec3(0.01, 0.005, 0), 1e-3);
+  const Pose in_bowl = mesh_pair_pose::first_touch(*bowl, *rock, tilt, Vec3(0.01, 0, 0), 1e-3);
+  const Pose on_rock = mesh_pair_pose::first_touch(*rock, *rock, tilt, Vec3(0.01, 0.005, 0), 1e-3);
   MeshPairCache rock_rock, bowl_rock;
   mesh_mesh_moments(*rock, Pose{}, *rock, on_rock, nullptr, nullptr, &rock_rock);
   mesh_mesh_moments(*bowl, Pose{}, *rock, in_bowl, nullptr, nullptr, &bowl_rock);
@@ -224,17 +214,12 @@ TEST_CASE("Mesh coherence: scenes give bitwise identical datasets with the warm 
       REQUIRE(r.status == 0);
     }
     const int status = cli::run_python_check(dir, cli::kCheckPrelude, R"PY(
-def collect(path):
-    f = h5py.File(path, 'r')
-    out = {}
-    f.visititems(lambda name, obj: out.__setitem__(name, obj[()].tobytes()) if isinstance(obj, h5py.Dataset) else None)
-    return f, out
-ref_file, ref = collect(')PY" + cold + R"PY(')
+ref_file, ref = dataset_bytes(')PY" + cold + R"PY(')
 volume = [k for k in ref if k.endswith('/volume')]
 steps = int(sum((np.frombuffer(ref[k], dtype=ref_file[k].dtype) > 0).sum() for k in volume))
 expect('output samples in contact', steps, 20, 1e9)
 for other in [')PY" + warm1 + "', '" + warm2 + R"PY(']:
-    _, data = collect(other)
+    _, data = dataset_bytes(other)
     expect_true(other + ': the same datasets', data.keys() == ref.keys())
     diff = [k for k in ref if data.get(k) != ref[k]]
     expect_true(other + ': bitwise identical to the cold run', not diff, diff[:5])

@@ -165,13 +165,8 @@ TEST_CASE("unreachable sides: a cylinder rocking down on a post runs exactly as 
     REQUIRE(r.status == 0);
   }
   const int status = cli::run_python_check(dir, cli::kCheckPrelude, R"PY(
-def collect(path):
-    f = h5py.File(path, 'r')
-    out = {}
-    f.visititems(lambda name, obj: out.__setitem__(name, obj[()].tobytes()) if isinstance(obj, h5py.Dataset) else None)
-    return f, out
-post_file, post = collect(')PY" + post + R"PY(')
-_, table = collect(')PY" + table + R"PY(')
+post_file, post = dataset_bytes(')PY" + post + R"PY(')
+_, table = dataset_bytes(')PY" + table + R"PY(')
 volume = np.frombuffer(post['contacts/body__post/volume'], dtype=post_file['contacts/body__post/volume'].dtype)
 expect('output samples in contact', int((volume > 0).sum()), 200, 1e9)
 expect_true('the same datasets', post.keys() == table.keys())
