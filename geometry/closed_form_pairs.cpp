@@ -9,6 +9,7 @@
 #include "geometry/mesh_clip.h"
 #include "geometry/mesh_intersection.h"
 #include "geometry/primitive_planes.h"
+#include "geometry/unreachable_sides.h"
 
 namespace vcsim::geo {
 namespace {
@@ -167,11 +168,10 @@ std::optional<RawMoments> sphere_rod_side_moments(const Placed& ball, const Plac
   return std::nullopt;  // across an end plane: the column engine
 }
 
-}  // namespace
-
-std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pose& pose_a, const CellPrimitives& B,
-                                              const Pose& pose_b, const Vec3& origin, const Vec3& lo,
-                                              const Vec3& hi, const MeshPairCache* warm, MeshPairCache* refresh) {
+// The pair's closed form as its cells stand, if any.
+std::optional<RawMoments> direct_moments(const CellPrimitives& A, const Pose& pose_a, const CellPrimitives& B,
+                                         const Pose& pose_b, const Vec3& origin, const Vec3& lo, const Vec3& hi,
+                                         const MeshPairCache* warm, MeshPairCache* refresh) {
   const auto parts = split(A, pose_a, B, pose_b, origin);
   if (!parts) return std::nullopt;
   const auto& [planes, solids, holes, rods] = *parts;
@@ -260,6 +260,21 @@ std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pos
     }
     if (ky == PrimitiveKind::Cylinder || ky == PrimitiveKind::Capsule) return sphere_rod_side_moments(*x, *y, planes);
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<RawMoments> closed_form_moments(const CellPrimitives& A, const Pose& pose_a, const CellPrimitives& B,
+                                              const Pose& pose_b, const Vec3& origin, const Vec3& lo,
+                                              const Vec3& hi, const MeshPairCache* warm, MeshPairCache* refresh) {
+  if (auto m = direct_moments(A, pose_a, B, pose_b, origin, lo, hi, warm, refresh)) return m;
+  // A cylinder's or cone's side the other cell cannot reach is no face of the pair: without it, its end planes may
+  // leave a closed form (geometry/unreachable_sides.h). The overlap box still bounds the same intersection.
+  if (const auto a = without_unreachable_sides(A, pose_a, B, pose_b))
+    if (auto m = direct_moments(*a, pose_a, B, pose_b, origin, lo, hi, nullptr, nullptr)) return m;
+  if (const auto b = without_unreachable_sides(B, pose_b, A, pose_a))
+    return direct_moments(A, pose_a, *b, pose_b, origin, lo, hi, nullptr, nullptr);
   return std::nullopt;
 }
 

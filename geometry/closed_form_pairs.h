@@ -11,7 +11,9 @@
 //  - there is a sphere and a cylinder or capsule whose side alone meets the ball (no plane or end reaches it): the
 //    ball against the infinite cylinder, inside (geometry/exact_interference.h's sphere_cylinder_moments);
 //  - a sphere against an infinite cylinder's complement with every plane clear of the ball (a ball in a groove).
-// Every other pair goes to the column engine (geometry/column_integration.h).
+//  - any of these once a cylinder's or frustum's side that the other cell cannot reach is replaced by its end slab
+//    (geometry/unreachable_sides.h): a cylinder standing on another's end.
+// Every other pair goes to the torus sweep, the convex lens or the column engine (geometry/interference.cpp).
 #pragma once
 #include <optional>
 

@@ -16,7 +16,6 @@
 #include "geometry/mesh_intersection.h"
 #include "geometry/torus_sweep.h"
 #include "geometry/transversal_axis.h"
-#include "geometry/unreachable_sides.h"
 #include "geometry/located_error.h"
 #include "geometry/support_plane.h"
 
@@ -266,14 +265,6 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
   if (options.closed_forms && options.hyper_exponent == 1) {
     m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, warm ? &warm->mesh_pair() : nullptr,
                             refresh ? &refresh->mesh_pair() : nullptr);
-    // A cylinder's or cone's side the other cell cannot reach is no face of the pair: without it, its end planes
-    // may leave a closed form (geometry/unreachable_sides.h). The overlap box still bounds the same intersection.
-    if (!m)
-      if (const auto a = without_unreachable_sides(A, pose_i, B, pose_j))
-        m = closed_form_moments(*a, pose_i, B, pose_j, origin, lo - origin, hi - origin);
-    if (!m)
-      if (const auto b = without_unreachable_sides(B, pose_j, A, pose_i))
-        m = closed_form_moments(A, pose_i, *b, pose_j, origin, lo - origin, hi - origin);
     // No closed form, but a ring torus on either side: its meridian sweep (geometry/torus_sweep.h).
     if (!m) m = torus_sweep_moments(A, pose_i, B, pose_j, origin, options.tolerance);
     if (!m) m = torus_sweep_moments(B, pose_j, A, pose_i, origin, options.tolerance);
