@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <functional>
 
 #include "geometry/disc_slices.h"
@@ -302,14 +303,17 @@ namespace {
 constexpr int kSlicePieces = 2;
 
 // radius(τ) gives r(τ) itself, computed without the quadratic's cancellation (a cone's tip, a ball's pole).
+// linear: (ρ0, ρ1) when r(τ) = ρ0 + ρ1 τ (a frustum, a cylinder), none for a ball.
 template <class Radius>
 RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double hi, double q0, double q1, double q2,
-                                const std::vector<Plane>& planes, Radius radius, int pieces) {
+                                const std::vector<Plane>& planes, Radius radius, int pieces,
+                                std::optional<Vec2> linear = std::nullopt) {
   RawMoments out;
   const Vec3 u = a.unitOrthogonal(), w = a.cross(u);
   struct Moving {
     Vec2 g;
     double b0, b1;
+    double rest, na, gn;  // the plane before normalising: β(τ) = (rest − na τ) / gn
   };
   std::vector<Moving> lines;
   for (const Plane& pl : planes) {
@@ -321,7 +325,7 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
       else lo = std::max(lo, rest / na);
       continue;
     }
-    lines.push_back({g / gn, rest / gn, -na / gn});
+    lines.push_back({g / gn, rest / gn, -na / gn, rest, na, gn});
   }
   if (!(lo < hi)) return out;
   // A line beyond the widest disc at both ends of the range never cuts (r(τ) <= r_max, β(τ) linear): the far
@@ -359,8 +363,19 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
   // circle, a vertex of two lines crossing a third. Between them the slice moments are smooth, and Gauss–Legendre
   // converges fast.
   std::vector<double> breaks{lo, hi};
-  for (const Moving& l : lines)
+  for (const Moving& l : lines) {
+    if (linear) {
+      // β(τ) = ±r(τ) is linear: solved from the plane's own numbers. The quadratic's coefficients (l.b0², ...) grow
+      // like 1 / gn² for a plane nearly parallel to the slices (a cylinder resting upright on a table, tilted 1e-12),
+      // and their cancellation lost the tangency: the whole region came out empty.
+      for (const double side : {1.0, -1.0}) {
+        const double den = l.na + side * l.gn * linear->y(), tau = (l.rest - side * l.gn * linear->x()) / den;
+        if (den != 0 && tau > lo && tau < hi) breaks.push_back(tau);
+      }
+      continue;
+    }
     add_roots(l.b1 * l.b1 - q2, l.b0 * l.b1 - q1, l.b0 * l.b0 - q0, lo, hi, breaks);
+  }
   for (size_t i = 0; i < lines.size(); ++i)
     for (size_t j = i + 1; j < lines.size(); ++j) {
       Eigen::Matrix2d M;
@@ -423,7 +438,7 @@ RawMoments frustum_planes_moments(const Vec3& c, const Vec3& axis, double r0, do
   return sliced_round_moments(c, axis.normalized(), -half, half, rho0 * rho0, rho0 * rho1, rho1 * rho1, planes,
                               [=](double tau) {  // from the nearer end, so a cone's tip keeps its digits
                                 return std::max(tau > 0 ? r1 - rho1 * (half - tau) : r0 + rho1 * (tau + half), 0.0);
-                              }, kSlicePieces);
+                              }, kSlicePieces, Vec2(rho0, rho1));
 }
 
 RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes, int pieces) {
