@@ -13,6 +13,7 @@
 #include "geometry/cell_impl.h"
 #include "geometry/closed_form_pairs.h"
 #include "geometry/convex_lens.h"
+#include "geometry/ruled_faces.h"
 #include "geometry/mesh_intersection.h"
 #include "geometry/torus_sweep.h"
 #include "geometry/transversal_axis.h"
@@ -190,11 +191,17 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
     if ((centre_i - c)[k] < 0) n = -n;
   }
   n.normalize();
-  if (options.closed_forms && options.hyper_exponent == 1 && convex_lens_pair(A, B)) {
-    // Two convex cells: the lens quadrature (geometry/convex_lens.h), columns along the normal, when its own error
-    // estimate meets the tolerance.
+  const bool ruled = ruled_faces_pair(A, B), lens = convex_lens_pair(A, B);
+  if (options.closed_forms && options.hyper_exponent == 1 && (ruled || lens)) {
+    // Two convex cells bounded by planes, cylinders and cones: the surface form over their ruled faces
+    // (geometry/ruled_faces.h); other convex cells, or where that cannot meet the tolerance: the lens quadrature
+    // (geometry/convex_lens.h), columns along the normal, when its own error estimate meets the tolerance.
     const Pose frame{c, axis_rotation(n)};
-    if (const auto m = convex_lens_moments(A, pose_i, B, pose_j, frame, options.tolerance, out.columns)) {
+    std::optional<RawMoments> m;
+    if (ruled) m = ruled_faces_moments(A, pose_i, B, pose_j, frame, options.tolerance, out.columns);
+    if (!m && lens) m = convex_lens_moments(A, pose_i, B, pose_j, frame, options.tolerance, out.columns);
+    if (m && !(m->m0 > 0)) return out;  // the cells' boxes overlap, the cells do not
+    if (m) {
       Vec3 centroid;
       Mat3 J;
       centroid_and_inertia(*m, centroid, J);

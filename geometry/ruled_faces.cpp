@@ -1,0 +1,642 @@
+#include "geometry/ruled_faces.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "geometry/lens_rules.h"
+#include "geometry/line_sets.h"
+
+namespace vcsim::geo {
+namespace {
+
+using lines::kInf;
+constexpr double kPi = 3.14159265358979323846;
+
+// One convex constraint of a cell, in the query frame Q: the region between two planes, or inside a quadric of
+// revolution ρ ≤ c + k z (k = 0: a cylinder; k ≠ 0: one nappe of a cone).
+struct Constraint {
+  enum Kind { Slab, Quadric } kind = Slab;
+  Vec3 p = Vec3::Zero();                        // a point on the axis (quadric: where ρ = c); the slab's origin
+  Vec3 a = Vec3::UnitZ();                       // the slab's normal, the quadric's axis
+  Vec3 e1 = Vec3::UnitX(), e2 = Vec3::UnitY();  // e1 × e2 = a
+  double lo = -kInf, hi = kInf;                 // slab: lo ≤ a·(x − p) ≤ hi
+  double c = 0, k = 0;                          // quadric: ρ ≤ c + k a·(x − p)
+};
+
+// The chord of a constraint along x = o + t w (w not necessarily unit): exact, and for a quadric the line misses an
+// "inverted" chord (hi < lo) whose negative length grows with the distance from tangency, so that the chord's ends
+// stay continuous across a tangency. A line along a quadric's generators or in a slab's planes is all or nothing.
+struct Chord {
+  double lo = -kInf, hi = kInf;
+};
+Chord chord(const Constraint& q, const Vec3& o, const Vec3& w) {
+  Chord s;
+  const Vec3 d = o - q.p;
+  const double z0 = q.a.dot(d), zw = q.a.dot(w);
+  if (q.kind == Constraint::Slab) {
+    if (std::abs(zw) < 1e-15) {  // in the planes' direction (a box's faces along a ruling of another face)
+      const double slack = 1e-12 * (1 + std::abs(z0));  // a ruling on the box's edge counts as inside
+      if (z0 < q.lo - slack || z0 > q.hi + slack) s.lo = kInf, s.hi = -kInf;
+      return s;
+    }
+    double t1 = (q.lo - z0) / zw, t2 = (q.hi - z0) / zw;
+    if (t1 > t2) std::swap(t1, t2);
+    s.lo = t1, s.hi = t2;
+    return s;
+  }
+  const Vec3 dr = d - z0 * q.a, wr = w - zw * q.a;
+  const double rc = q.c + q.k * z0, rw = q.k * zw;
+  // ρ² − (c + k z)² = A t² + 2 B t + C along the line.
+  const double A = wr.squaredNorm() - rw * rw, B = dr.dot(wr) - rc * rw, C = dr.squaredNorm() - rc * rc;
+  const double tiny = 1e-14 * w.squaredNorm();
+  if (std::abs(A) <= tiny) {  // along the generators: a cylinder's all or nothing, a cone's ray
+    if (std::abs(B) <= 1e-300 || q.k == 0) {
+      if (C > 1e-10 * rc * rc) s.lo = kInf, s.hi = -kInf;  // on the arc's ends (face_domain): inside
+      return s;
+    }
+    const double t = -C / (2 * B);
+    (B > 0 ? s.hi : s.lo) = t;
+    return s;
+  }
+  const double disc = B * B - A * C;
+  if (A > 0) {
+    if (disc < 0) {
+      const double mid = -B / A, half = std::sqrt(-disc) / A;
+      s.lo = mid + half, s.hi = mid - half;
+      return s;
+    }
+    const double sq = std::sqrt(disc), qq = -(B + std::copysign(sq, B));
+    double r1 = qq / A, r2 = qq != 0 ? C / qq : -B / A;
+    if (r1 > r2) std::swap(r1, r2);
+    s.lo = r1, s.hi = r2;
+    return s;
+  }
+  // A < 0 (a cone, the line steeper than its generators): two rays, one in each nappe; keep this nappe's
+  // (c + k z ≥ 0 where the ray leaves the surface).
+  if (disc < 0) return s;  // only through the apex itself (rounding): the whole line
+  const double sq = std::sqrt(disc), qq = -(B + std::copysign(sq, B));
+  double r1 = qq / A, r2 = qq != 0 ? C / qq : -B / A;
+  if (r1 > r2) std::swap(r1, r2);
+  if (rc + rw * r1 >= 0) s.hi = r1;
+  else s.lo = r2;
+  return s;
+}
+
+// The constraints of a placed primitive (x_prim = A x_Q + b), appended; false for a primitive this form does not take.
+bool add_constraints(const lines::Placed& pl, std::vector<Constraint>& out) {
+  if (pl.complement) return false;
+  const Mat3 At = pl.A.transpose();  // its columns: the primitive's axes in Q
+  const Vec3 centre = -At * pl.b;
+  auto axis = [&](int k) {
+    Constraint c;
+    c.p = centre;
+    c.a = At.col(k), c.e1 = At.col((k + 1) % 3), c.e2 = At.col((k + 2) % 3);
+    return c;
+  };
+  auto slab = [&](int k, double lo, double hi) {
+    Constraint c = axis(k);
+    c.lo = lo, c.hi = hi;
+    out.push_back(c);
+  };
+  auto quadric = [&](double c0, double k) {
+    Constraint c = axis(2);
+    c.kind = Constraint::Quadric;
+    c.c = c0, c.k = k;
+    out.push_back(c);
+  };
+  switch (pl.kind) {
+    case PrimitiveKind::Box:
+      for (int k = 0; k < 3; ++k) slab(k, -pl.half_size[k], pl.half_size[k]);
+      return true;
+    case PrimitiveKind::Cylinder:
+      slab(2, -pl.half_length, pl.half_length);
+      quadric(pl.r, 0);
+      return true;
+    case PrimitiveKind::Cone:  // radius r at z = −h, r2 at z = +h
+      slab(2, -pl.half_length, pl.half_length);
+      quadric(0.5 * (pl.r + pl.r2), (pl.r2 - pl.r) / (2 * pl.half_length));
+      return true;
+    case PrimitiveKind::InfiniteCylinder: quadric(pl.r, 0); return true;
+    case PrimitiveKind::HalfSpace: slab(2, -kInf, 0); return true;
+    case PrimitiveKind::Slab: slab(2, -pl.half_thickness, pl.half_thickness); return true;
+    default: return false;
+  }
+}
+
+// A face: the surface of one constraint where it bounds the region, swept by its rulings.
+//  - a plane a·(x − p) = level (outward sign·a): rulings x = p + level a + σ v + t u (u, v: e1, e2, or turned 45°
+//    where a cylinder's axis runs along e1);
+//  - a quadric's side: rulings x = p + c e_r(σ) + t (a + k e_r(σ)), e_r = cos σ e1 + sin σ e2, t = a·(x − p);
+//    n dA = (c + k t)(e_r − k a) dσ dt.
+struct Face {
+  int constraint = 0;
+  bool side = false;
+  double sign = 1, level = 0;
+  Vec3 u = Vec3::UnitX(), v = Vec3::UnitY();  // a plane's rulings run along u, offset along v (u × v = a)
+  double d0 = 0, d1 = 0;                      // the family's domain in σ
+};
+
+struct Ruling {
+  Vec3 o, w;
+  double j0 = 0, j1 = 0;  // n_z dA = (j0 + j1 t) dσ dt
+};
+
+// One ruling's state: the chord's ends over every constraint but the face's own, which constraints set them.
+struct Eval {
+  double lo = -kInf, hi = kInf;
+  int arg_lo = -1, arg_hi = -1;
+  double length() const { return hi - lo; }
+  long sig() const { return length() > 0 ? 1 + (arg_lo + 1) + 64L * (arg_hi + 1) : 0; }
+};
+
+using Moments = std::array<double, 10>;  // ∫1, x, y, z, xx, xy, xz, yy, yz, zz about ref
+
+struct Panel {
+  int face = 0;
+  double a = 0, b = 0;
+  Moments value{}, error{};
+};
+
+struct Problem {
+  std::vector<Constraint> cons;
+  std::vector<Face> faces;
+  Vec3 box_lo, box_hi;
+  double size = 0;  // the overlap box's diagonal
+  Vec3 ref = Vec3::Zero();
+  double best_length = 0;
+  long lines = 0;
+  bool failed = false;
+  bool frozen = false;  // ref fixed: the integration has begun
+
+  Ruling ruling(const Face& f, double s) const {
+    const Constraint& q = cons[f.constraint];
+    Ruling r;
+    if (!f.side) {
+      r.o = q.p + f.level * q.a + s * f.v;
+      r.w = f.u;
+      r.j0 = f.sign * q.a.z();
+      return r;
+    }
+    const Vec3 er = std::cos(s) * q.e1 + std::sin(s) * q.e2;
+    r.o = q.p + q.c * er;
+    r.w = q.a + q.k * er;
+    const double nz = er.z() - q.k * q.a.z();
+    r.j0 = q.c * nz, r.j1 = q.k * nz;
+    return r;
+  }
+
+  Eval evaluate(const Face& f, double s, Chord* ends = nullptr) {
+    ++lines;
+    const Ruling r = ruling(f, s);
+    Eval e;
+    for (int i = 0; i < static_cast<int>(cons.size()); ++i) {
+      if (i == f.constraint) continue;
+      const Chord c = chord(cons[i], r.o, r.w);
+      if (ends) ends[i] = c;
+      if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = i;
+      if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = i;
+    }
+    if (!frozen && e.length() > best_length && std::isfinite(e.length())) {
+      best_length = e.length();
+      ref = r.o + 0.5 * (e.lo + e.hi) * r.w;
+    }
+    return e;
+  }
+
+  // The moments of one ruling's chord, about ref, with the field (z − ref_z) e_z (3-point Gauss–Legendre: the
+  // integrand is a polynomial of degree 4 in t).
+  Moments ruling_moments(const Face& f, double s) {
+    const Eval e = evaluate(f, s);
+    Moments m{};
+    if (!(e.length() > 0)) return m;
+    if (!std::isfinite(e.length())) {
+      failed = true;
+      return m;
+    }
+    const Ruling r = ruling(f, s);
+    const double mid = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
+    static const double node = std::sqrt(0.6);
+    const double ts[3] = {mid - half * node, mid, mid + half * node};
+    const double ws[3] = {half * 5.0 / 9, half * 8.0 / 9, half * 5.0 / 9};
+    for (int i = 0; i < 3; ++i) {
+      const Vec3 y = r.o + ts[i] * r.w - ref;
+      const double J = ws[i] * (r.j0 + r.j1 * ts[i]), z = y.z(), jz = J * z, jzz = 0.5 * J * z * z;
+      m[0] += jz;
+      m[1] += jz * y.x(), m[2] += jz * y.y(), m[3] += jzz;
+      m[4] += jz * y.x() * y.x(), m[5] += jz * y.x() * y.y(), m[6] += jzz * y.x();
+      m[7] += jz * y.y() * y.y(), m[8] += jzz * y.y(), m[9] += J * z * z * z / 3;
+    }
+    return m;
+  }
+};
+
+// Arcs of the circle as intervals of [0, 2π), sorted.
+using Arcs = std::vector<std::array<double, 2>>;
+Arcs arc(double from, double to) {  // the arc from `from` to `to` (to − from ≤ 2π), wrapped into [0, 2π)
+  if (to - from >= 2 * kPi) return {{0, 2 * kPi}};
+  const double s = from - 2 * kPi * std::floor(from / (2 * kPi)), e = s + (to - from);
+  if (e <= 2 * kPi) return {{s, e}};
+  return {{0, e - 2 * kPi}, {s, 2 * kPi}};
+}
+Arcs intersect(const Arcs& x, const Arcs& y) {
+  Arcs out;
+  for (const auto& a : x)
+    for (const auto& b : y)
+      if (std::max(a[0], b[0]) < std::min(a[1], b[1])) out.push_back({std::max(a[0], b[0]), std::min(a[1], b[1])});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The family's domains of a face (appended to pb.faces), from the overlap box: σ across a plane, the angles a side
+// can reach. Constraints along the rulings (a box's faces along a plane's rulings; a slab's planes or a cylinder
+// parallel to a cylinder's side) would make a ruling all in or all out: their σ ranges are found in closed form
+// here, and the chords inside them are whole.
+void add_face(Problem& pb, Face f) {
+  const Constraint& q = pb.cons[f.constraint];
+  const Vec3 centre = 0.5 * (pb.box_lo + pb.box_hi), half = 0.5 * (pb.box_hi - pb.box_lo);
+  auto range = [&](const Vec3& d, double& lo, double& hi) {
+    const double m = d.dot(centre - q.p), h = d.cwiseAbs().dot(half);
+    lo = m - h, hi = m + h;
+  };
+  double alo, ahi;
+  range(q.a, alo, ahi);
+  if (!f.side) {
+    if (f.level < alo || f.level > ahi) return;  // the plane misses the box
+    // Rulings along a cylinder's axis would be all in or all out of it: turn them by 45° (the chord then has ends).
+    f.u = q.e1, f.v = q.e2;
+    for (const Constraint& c : pb.cons)
+      if (c.kind == Constraint::Quadric && c.k == 0 && c.a.cross(f.u).squaredNorm() < 1e-10)
+        f.u = (q.e1 + q.e2) / std::sqrt(2.0), f.v = (q.e2 - q.e1) / std::sqrt(2.0);
+    range(f.v, f.d0, f.d1);
+    for (const Constraint& c : pb.cons) {
+      if (&c == &q || c.kind != Constraint::Slab || std::abs(c.a.dot(f.u)) >= 1e-15) continue;
+      const double slope = c.a.dot(f.v), at0 = c.a.dot(q.p + f.level * q.a - c.p);
+      if (std::abs(slope) < 1e-12) {
+        if (at0 < c.lo - 1e-12 * pb.size || at0 > c.hi + 1e-12 * pb.size) return;
+        continue;
+      }
+      double s1 = (c.lo - at0) / slope, s2 = (c.hi - at0) / slope;
+      if (s1 > s2) std::swap(s1, s2);
+      f.d0 = std::max(f.d0, s1), f.d1 = std::min(f.d1, s2);
+    }
+    if (f.d0 < f.d1) pb.faces.push_back(f);
+    return;
+  }
+  // A side: the angles of the box's shadow on the axis's plane (all of them when the shadow holds the axis).
+  std::array<double, 8> ang;
+  for (int c = 0; c < 8; ++c) {
+    const Vec3 x((c & 1) ? pb.box_hi.x() : pb.box_lo.x(), (c & 2) ? pb.box_hi.y() : pb.box_lo.y(),
+                 (c & 4) ? pb.box_hi.z() : pb.box_lo.z());
+    ang[c] = std::atan2(q.e2.dot(x - q.p), q.e1.dot(x - q.p));
+  }
+  std::sort(ang.begin(), ang.end());
+  double gap = ang[0] + 2 * kPi - ang[7];
+  int after = 7;
+  for (int c = 0; c + 1 < 8; ++c)
+    if (ang[c + 1] - ang[c] > gap) gap = ang[c + 1] - ang[c], after = c;
+  Arcs arcs = {{0, 2 * kPi}};
+  bool whole = true;
+  if (gap > kPi) {  // the shadow lies in a half-plane: the corners' angles bound it
+    const double from = ang[(after + 1) % 8];
+    double to = ang[after];
+    if (to <= from) to += 2 * kPi;
+    arcs = arc(from, to), whole = false;
+  }
+  if (q.k == 0) {
+    for (const Constraint& o : pb.cons) {
+      if (&o == &q) continue;
+      if (o.kind == Constraint::Quadric && o.k == 0 && q.a.cross(o.a).squaredNorm() <= 1e-14) {
+        // A parallel cylinder: |P + c e_r(σ)|² ≤ r² with P the axes' offset, i.e.
+        // cos(σ − σ_P) ≤ K = (r² − |P|² − c²) / (2 c |P|).
+        const Vec3 d = q.p - o.p, P = d - o.a.dot(d) * o.a;
+        const double Pn = P.norm();
+        if (!(Pn > 0)) {  // coaxial: every ruling in, or none
+          if (q.c > o.c) return;
+          continue;
+        }
+        const double K = (o.c * o.c - Pn * Pn - q.c * q.c) / (2 * q.c * Pn);
+        if (K < -1) return;  // no ruling inside
+        if (K >= 1) continue;
+        const double mid = std::atan2(q.e2.dot(P), q.e1.dot(P)) + kPi, h = kPi - std::acos(K);
+        arcs = intersect(arcs, arc(mid - h, mid + h)), whole = false;
+      } else if (o.kind == Constraint::Slab && std::abs(o.a.dot(q.a)) < 1e-15) {
+        // A slab along the rulings: lo ≤ g0 + c ρ cos(σ − σ_s) ≤ hi.
+        const double al = o.a.dot(q.e1), be = o.a.dot(q.e2), rho = std::hypot(al, be), g0 = o.a.dot(q.p - o.p);
+        const double m_lo = (o.lo - g0) / (q.c * rho), m_hi = (o.hi - g0) / (q.c * rho);
+        if (m_hi < -1 || m_lo > 1) return;
+        const double A = std::acos(std::clamp(m_hi, -1.0, 1.0)), B = std::acos(std::clamp(m_lo, -1.0, 1.0));
+        const double s = std::atan2(be, al);
+        if (A == 0 && B == kPi) continue;
+        Arcs allowed = arc(s + A, s + B);
+        if (A > 0 && B < kPi) {
+          const Arcs other = arc(s - B, s - A);
+          allowed.insert(allowed.end(), other.begin(), other.end());
+        } else {
+          allowed = arc(s - B, s + B);
+          if (B == kPi) allowed = arc(s + A, s + 2 * kPi - A);
+        }
+        arcs = intersect(arcs, allowed), whole = false;
+      }
+    }
+  }
+  if (whole) {
+    f.d0 = 0, f.d1 = 2 * kPi;
+    pb.faces.push_back(f);
+    return;
+  }
+  for (const auto& a : arcs) {
+    f.d0 = a[0], f.d1 = a[1];
+    if (f.d0 < f.d1) pb.faces.push_back(f);
+  }
+}
+
+// The switch between two rulings' states, located on one continuous function: the chord's signed length (squared,
+// keeping its sign: smooth across a tangency, where the length goes like a square root) when the chord appears or
+// vanishes, otherwise the gap between the two constraints that set the changed end. Bisection on the state where
+// no such function applies (an all-or-nothing ruling). Every switch between x0 and x1 is appended to `breaks`.
+void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1, long sig1, double tol,
+                     std::vector<double>& breaks, int depth = 0) {
+  if (sig0 == sig1 || pb.failed) return;
+  if (depth > 12 || breaks.size() > 64) {
+    pb.failed = true;
+    return;
+  }
+  std::vector<Chord> ends(pb.cons.size());
+  const Eval e0 = pb.evaluate(f, x0, ends.data());
+  std::vector<Chord> ends1(pb.cons.size());
+  const Eval e1 = pb.evaluate(f, x1, ends1.data());
+  int mode = 0, c0 = -1, c1 = -1;
+  if ((e0.length() > 0) != (e1.length() > 0)) mode = 1;
+  else if (e0.arg_lo != e1.arg_lo) mode = 2, c0 = e0.arg_lo, c1 = e1.arg_lo;
+  else if (e0.arg_hi != e1.arg_hi) mode = 3, c0 = e0.arg_hi, c1 = e1.arg_hi;
+  const double s0 = mode == 1 && !(e0.length() > 0) ? -1.0 : 1.0;  // the function is positive at x0
+  auto g = [&](double x) {
+    const Eval e = pb.evaluate(f, x, ends.data());
+    double v;
+    if (mode == 1) v = s0 * e.length() * std::abs(e.length());
+    else if (mode == 2) v = ends[c0].lo - ends[c1].lo;
+    else v = ends[c1].hi - ends[c0].hi;
+    if (!std::isfinite(v) || mode == 0) v = e.sig() == sig0 ? 1.0 : -1.0;
+    return std::pair<double, long>(v, e.sig());
+  };
+  auto [g0, q0] = g(x0);
+  auto [g1, q1] = g(x1);
+  if (!(g0 > 0) || g1 > 0) {  // several switches between the two: bisection on the state
+    mode = 0;
+    g0 = 1, g1 = -1;
+  }
+  const lens::Edge e = lens::find_edge(g, x0, g0, sig0, x1, g1, sig1, tol);
+  breaks.push_back(0.5 * (e.in + e.out));
+  if (e.sig_in != sig0) locate_switches(pb, f, x0, sig0, e.in, e.sig_in, tol, breaks, depth + 1);
+  if (e.sig_out != sig1) locate_switches(pb, f, e.out, e.sig_out, x1, sig1, tol, breaks, depth + 1);
+}
+
+// The pieces of one face: its runs of rulings in the lens, split where the chord's state changes.
+void face_panels(Problem& pb, int face_index, std::vector<Panel>& panels) {
+  const Face& f = pb.faces[face_index];
+  constexpr int kSamples = 24;
+  const bool circle = f.side && f.d1 - f.d0 >= 2 * kPi - 1e-12;
+  const double width = f.d1 - f.d0, tol = 1e-11 * width;
+  std::vector<double> x(kSamples + 1);
+  std::vector<Eval> e(kSamples + 1);
+  for (int j = 0; j <= kSamples; ++j) {
+    x[j] = f.d0 + width * j / kSamples;
+    e[j] = pb.evaluate(f, x[j]);
+  }
+  auto length = [&](double s) {
+    const double L = pb.evaluate(f, s).length();
+    return std::isfinite(L) ? L : -pb.size;
+  };
+  auto signed_square = [&](double s) {
+    const Eval v = pb.evaluate(f, s);
+    const double L = v.length();
+    return std::pair<double, long>(std::isfinite(L) ? L * std::abs(L) : (L > 0 ? 1.0 : -1.0), v.sig());
+  };
+  // The runs [in0, in1] with the states just inside their ends.
+  struct Run {
+    double a, b;
+  };
+  std::vector<Run> runs;
+  auto edge = [&](double in, double out) {
+    const auto [fi, si] = signed_square(in);
+    const auto [fo, so] = signed_square(out);
+    const lens::Edge ed = lens::find_edge(signed_square, in, fi, si, out, fo, so, tol);
+    return ed.in;
+  };
+  if (circle) {
+    // Start the circle at its lowest sample, outside the lens where there is one (then no run wraps around).
+    int low = 0;
+    for (int j = 1; j < kSamples; ++j)
+      if (e[j].length() < e[low].length()) low = j;
+    if (e[low].length() > 0) {
+      runs.push_back({f.d0, f.d0 + 2 * kPi});  // in the lens all around
+    } else {
+      const double start = x[low];
+      for (int j = 0; j <= kSamples; ++j) {
+        x[j] = start + 2 * kPi * j / kSamples;
+        e[j] = j == 0 || j == kSamples ? e[low] : pb.evaluate(f, x[j]);
+      }
+    }
+  }
+  if (runs.empty()) {
+    for (int j = 0; j <= kSamples; ++j) {
+      const double Lj = e[j].length();
+      if (Lj > 0) {
+        if (j > 0 && e[j - 1].length() > 0) continue;  // inside a run
+        int k = j;
+        while (k < kSamples && e[k + 1].length() > 0) ++k;
+        const double a = j == 0 ? x[0] : edge(x[j], x[j - 1]);
+        const double b = k == kSamples ? x[kSamples] : edge(x[k], x[k + 1]);
+        runs.push_back({a, b});
+        continue;
+      }
+      // A clear sample at a local maximum of the signed length: a run narrower than the sampling may lie beside it.
+      const double Lm = j > 0 ? e[j - 1].length() : -kInf, Lp = j < kSamples ? e[j + 1].length() : -kInf;
+      if (!(Lj >= Lm && Lj >= Lp) || (j > 0 && Lm > 0) || (j < kSamples && Lp > 0)) continue;
+      const double lo = x[std::max(j - 1, 0)], hi = x[std::min(j + 1, kSamples)];
+      double best = 0;
+      const double at = lens::brent_max(length, lo, hi, 1e-9 * width, best);
+      if (!(best > 0)) continue;
+      runs.push_back({edge(at, lo), edge(at, hi)});
+    }
+  }
+  // Each run split where the state changes (sampled at 9 points, each change located).
+  for (const Run& r : runs) {
+    constexpr int kStates = 8;
+    std::vector<double> breaks, xs(kStates + 1);
+    std::vector<long> sigs(kStates + 1);
+    for (int j = 0; j <= kStates; ++j) {
+      // Just inside the ends, where the state is the run's own.
+      const double t = static_cast<double>(j) / kStates;
+      xs[j] = r.a + (r.b - r.a) * (j == 0 ? 1e-9 : j == kStates ? 1 - 1e-9 : t);
+      sigs[j] = pb.evaluate(f, xs[j]).sig();
+    }
+    for (int j = 0; j < kStates; ++j) locate_switches(pb, f, xs[j], sigs[j], xs[j + 1], sigs[j + 1], tol, breaks);
+    breaks.push_back(r.a), breaks.push_back(r.b);
+    std::sort(breaks.begin(), breaks.end());
+    for (size_t k = 0; k + 1 < breaks.size(); ++k)
+      if (breaks[k + 1] > breaks[k]) panels.push_back(Panel{face_index, breaks[k], breaks[k + 1]});
+  }
+}
+
+// A panel's integral by the nested Clenshaw–Curtis rules (8 and 16 intervals) under the sine map; the difference is
+// the error estimate.
+void integrate(Problem& pb, Panel& p) {
+  const Face& f = pb.faces[p.face];
+  const lens::CcRule &r8 = lens::cc_rule(8), &r16 = lens::cc_rule(16);
+  const lens::Mapped m16(r16, p.a, p.b), m8(r8, p.a, p.b);
+  Moments i8{}, i16{};
+  for (int k = 1; k < 16; ++k) {
+    const Moments v = pb.ruling_moments(f, m16.x[k]);
+    for (int c = 0; c < 10; ++c) {
+      i16[c] += m16.w[k] * v[c];
+      if (k % 2 == 0) i8[c] += m8.w[k / 2] * v[c];
+    }
+  }
+  p.value = i16;
+  for (int c = 0; c < 10; ++c) p.error[c] = std::abs(i16[c] - i8[c]);
+}
+
+}  // namespace
+
+bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) {
+  if (a.empty() || b.empty()) return false;
+  for (const CellPrimitives* cell : {&a, &b})
+    for (const CellPrimitive& cp : *cell) {
+      if (cp.complement) return false;
+      switch (cp.primitive.kind) {
+        case PrimitiveKind::Box: case PrimitiveKind::Cylinder: case PrimitiveKind::Cone:
+        case PrimitiveKind::InfiniteCylinder: case PrimitiveKind::HalfSpace: case PrimitiveKind::Slab: break;
+        default: return false;
+      }
+    }
+  return true;
+}
+
+std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
+  if (!ruled_faces_pair(a, b)) return std::nullopt;
+  Problem pb;
+  std::vector<lines::Placed> placed;
+  for (const CellPrimitive& cp : a) placed.push_back(lines::place(cp, pose_a, frame));
+  const size_t a_end = placed.size();
+  for (const CellPrimitive& cp : b) placed.push_back(lines::place(cp, pose_b, frame));
+  for (const lines::Placed& pl : placed)
+    if (!add_constraints(pl, pb.cons)) return std::nullopt;
+  Vec3 alo, ahi, blo, bhi;
+  lines::placed_cell_bounds(placed, 0, a_end, alo, ahi);
+  lines::placed_cell_bounds(placed, a_end, placed.size(), blo, bhi);
+  pb.box_lo = alo.cwiseMax(blo), pb.box_hi = ahi.cwiseMin(bhi);
+  if (!pb.box_lo.allFinite() || !pb.box_hi.allFinite()) return std::nullopt;  // unbounded
+  if ((pb.box_lo.array() >= pb.box_hi.array()).any()) return RawMoments{};
+  pb.size = (pb.box_hi - pb.box_lo).norm();
+  // Coincident planes (a flat end on a flat end) leave the rulings on one lying in the other: the lens takes those.
+  for (size_t i = 0; i < pb.cons.size(); ++i)
+    for (size_t j = i + 1; j < pb.cons.size(); ++j) {
+      const Constraint &p = pb.cons[i], &q = pb.cons[j];
+      if (p.kind != Constraint::Slab || q.kind != Constraint::Slab) continue;
+      const double dot = p.a.dot(q.a);
+      if (std::abs(dot) < 1 - 1e-12) continue;
+      const double off = p.a.dot(q.p - p.p);
+      for (double lp : {p.lo, p.hi})
+        for (double lq : {q.lo, q.hi})
+          if (std::isfinite(lp) && std::isfinite(lq) && std::abs(lp - (off + dot * lq)) < 1e-9 * pb.size)
+            return std::nullopt;
+    }
+
+  // The faces: every plane of every slab, every quadric's side; those the box excludes are dropped.
+  for (int i = 0; i < static_cast<int>(pb.cons.size()); ++i) {
+    const Constraint& q = pb.cons[i];
+    std::vector<Face> fs;
+    if (q.kind == Constraint::Quadric) {
+      Face f;
+      f.constraint = i, f.side = true;
+      fs.push_back(f);
+    } else {
+      for (double sign : {1.0, -1.0}) {
+        const double level = sign > 0 ? q.hi : q.lo;
+        if (!std::isfinite(level)) continue;
+        Face f;
+        f.constraint = i, f.sign = sign, f.level = level;
+        fs.push_back(f);
+      }
+    }
+    for (Face& f : fs) {
+      // n_z ≡ 0 on a plane parallel to the normal or a cylinder along it: no share of any moment.
+      if (!f.side && std::abs(q.a.z()) < 1e-15) continue;
+      if (f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15) continue;
+      add_face(pb, f);
+    }
+  }
+
+  std::vector<Panel> panels;
+  for (int i = 0; i < static_cast<int>(pb.faces.size()) && !pb.failed; ++i) face_panels(pb, i, panels);
+  if (pb.failed) {
+    lines += pb.lines;
+    return std::nullopt;
+  }
+  RawMoments out;
+  if (panels.empty()) {
+    lines += pb.lines;
+    return out;
+  }
+  // ref (the middle of the longest chord found) now lies in the lens: every face's share is of the order of V.
+  pb.frozen = true;
+  for (Panel& p : panels) integrate(pb, p);
+  // Halve the worst piece until the estimates meet the tolerance: on V, on the first moments (relative to V times
+  // the lens's radius of gyration) and on the second (relative to their trace about ref).
+  auto totals = [&](Moments& t, Moments& err) {
+    t = {}, err = {};
+    for (const Panel& p : panels)
+      for (int c = 0; c < 10; ++c) t[c] += p.value[c], err[c] += p.error[c];
+  };
+  const double share = 0.5 * tolerance;
+  for (int round = 0;; ++round) {
+    Moments t, err;
+    totals(t, err);
+    const double V = std::abs(t[0]), trace = std::abs(t[4]) + std::abs(t[7]) + std::abs(t[9]);
+    const double first = std::sqrt(V * trace);
+    auto normalised = [&](const Moments& m) {
+      double worst = m[0] / V;
+      for (int c = 1; c < 4; ++c) worst = std::max(worst, m[c] / first);
+      for (int c = 4; c < 10; ++c) worst = std::max(worst, m[c] / trace);
+      return worst;
+    };
+    if (!(V > 0) || pb.failed) {
+      lines += pb.lines;
+      if (pb.failed) return std::nullopt;
+      return out;  // nothing in the lens (rulings touching it only)
+    }
+    if (normalised(err) <= share) break;
+    if (round >= 64) {
+      lines += pb.lines;
+      return std::nullopt;
+    }
+    auto worst = std::max_element(panels.begin(), panels.end(), [&](const Panel& x, const Panel& y) {
+      return normalised(x.error) < normalised(y.error);
+    });
+    Panel right = *worst;
+    const double mid = 0.5 * (worst->a + worst->b);
+    worst->b = mid, right.a = mid;
+    integrate(pb, *worst);
+    integrate(pb, right);
+    panels.push_back(right);
+  }
+  lines += pb.lines;
+  Moments t, err;
+  totals(t, err);
+  // About frame's origin: x = ref + y.
+  const Vec3 m1(t[1], t[2], t[3]);
+  Mat3 m2;
+  m2 << t[4], t[5], t[6], t[5], t[7], t[8], t[6], t[8], t[9];
+  const Vec3& c = pb.ref;
+  out.m0 = t[0];
+  out.m1 = m1 + t[0] * c;
+  out.m2 = m2 + m1 * c.transpose() + c * m1.transpose() + t[0] * c * c.transpose();
+  return out;
+}
+
+}  // namespace vcsim::geo

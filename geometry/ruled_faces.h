@@ -1,0 +1,38 @@
+// Two convex cells bounded only by planes, cylinders and cones (crossed cylinders, a cylinder on a cone, a frustum in
+// a box-and-cylinder cell), by the surface form of the moments: no closed form serves these pairs, and the convex
+// lens pays for the kink curves that cross their footprint with a two-dimensional search.
+//
+// By the divergence theorem with the field (z − z₀) e_z (e_z the contact normal, z₀ a point of the lens):
+//   ∫ dV = ∮ (z − z₀) n_z dA,  ∫ x dV = ∮ x (z − z₀) n_z dA,  ∫ z dV = ∮ (z − z₀)²/2 n_z dA, ...
+// over the boundary of A ∩ B: each face of A inside B and each face of B inside A. Every such face is ruled (a
+// plane, a cylinder's side, a cone's side), and along a ruling the face's n_z dA and the integrands are polynomials
+// whose limits, the ruling's chord inside all the other constraints, are exact (a slab's two planes, a quadric's
+// two roots). So each face is a one-dimensional integral over its rulings (docs/geometry.md, "Ruled faces"):
+//  - the rulings that lie in the lens form runs located by false position on the chord's signed length (continuous
+//    across the run's ends, where a missed quadric keeps an inverted chord);
+//  - each run is split where the constraints that end the chord change (false position on the two ends' gap);
+//  - each piece by nested Clenshaw–Curtis rules under a sine map (9, then 17 nodes; the chord length vanishes like
+//    a square root at a tangency), halved until the estimates meet the tolerance on V, the first and the second
+//    moments.
+// With z₀ inside the lens, every face's share is of the order of V, so nothing cancels in a shallow contact. The
+// result is continuous in the poses. When a run or a piece cannot be resolved (a ruling parallel to a face of the
+// other cell, a coplanar pair of faces, an estimate that does not converge) the function answers nothing and the
+// caller takes the convex lens: never a silently worse answer.
+#pragma once
+#include <optional>
+
+#include "geometry/column_integration.h"
+
+namespace vcsim::geo {
+
+// True when every primitive of both cells is a box, cylinder, cone or frustum, half-space, slab or infinite
+// cylinder, none complemented.
+bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b);
+
+// Raw moments, in `frame`, of a ∩ b (frame: z the contact normal; its origin near the overlap). Nothing when the pair
+// is not ruled_faces_pair or the quadrature cannot meet `tolerance` (relative, on V and on the second moments).
+// lines: incremented by the rulings evaluated.
+std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines);
+
+}  // namespace vcsim::geo
