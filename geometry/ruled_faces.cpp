@@ -51,8 +51,11 @@ Chord chord(const Constraint& q, const Vec3& o, const Vec3& w) {
   const double rc = q.c + q.k * z0, rw = q.k * zw;
   // ρ² − (c + k z)² = A t² + 2 B t + C along the line.
   const double A = wr.squaredNorm() - rw * rw, B = dr.dot(wr) - rc * rw, C = dr.squaredNorm() - rc * rc;
-  const double tiny = 1e-14 * w.squaredNorm();
-  if (std::abs(A) <= tiny) {  // along the generators: a cylinder's all or nothing, a cone's ray
+  // Along the generators (within 1e-12 rad): a cylinder's all or nothing, a cone's ray. Closer to parallel than
+  // that, the status at one point of the ruling stands for all of it to 1e-12 of the lens's length; further, the
+  // stable roots below stay exact (one far away, one where the ruling crosses).
+  const double tiny = 1e-24 * w.squaredNorm();
+  if (std::abs(A) <= tiny) {
     if (std::abs(B) <= 1e-300 || q.k == 0) {
       if (C > 1e-10 * rc * rc) s.lo = kInf, s.hi = -kInf;  // on the arc's ends (face_domain): inside
       return s;
@@ -170,6 +173,18 @@ struct Problem {
   long lines = 0;
   bool failed = false;
   bool frozen = false;  // ref fixed: the integration has begun
+
+  // The searches' functions, bounded: a ruling nearly along a cylinder has one root far away, and an unbounded gap
+  // would stall false position for many steps. Linear near 0 (the root), ±1 beyond ~1e-3 of the box.
+  double saturated(double v) const {
+    const double s = 1e-3 * size;
+    return v / (std::abs(v) + s);
+  }
+  // For a chord's length, which goes like a square root at a tangency: its signed square, bounded likewise.
+  double saturated_square(double L) const {
+    const double s = 1e-3 * size;
+    return L * std::abs(L) / (L * L + s * s);
+  }
 
   Ruling ruling(const Face& f, double s) const {
     const Constraint& q = cons[f.constraint];
@@ -308,7 +323,7 @@ void add_face(Problem& pb, Face f) {
   if (q.k == 0) {
     for (const Constraint& o : pb.cons) {
       if (&o == &q) continue;
-      if (o.kind == Constraint::Quadric && o.k == 0 && q.a.cross(o.a).squaredNorm() <= 1e-14) {
+      if (o.kind == Constraint::Quadric && o.k == 0 && q.a.cross(o.a).squaredNorm() <= 1e-24) {  // as chord()
         // A parallel cylinder: |P + c e_r(σ)|² ≤ r² with P the axes' offset, i.e.
         // cos(σ − σ_P) ≤ K = (r² − |P|² − c²) / (2 c |P|).
         const Vec3 d = q.p - o.p, P = d - o.a.dot(d) * o.a;
@@ -376,9 +391,9 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
   auto g = [&](double x) {
     const Eval e = pb.evaluate(f, x, ends.data());
     double v;
-    if (mode == 1) v = s0 * e.length() * std::abs(e.length());
-    else if (mode == 2) v = ends[c0].lo - ends[c1].lo;
-    else v = ends[c1].hi - ends[c0].hi;
+    if (mode == 1) v = s0 * pb.saturated_square(e.length());
+    else if (mode == 2) v = pb.saturated(ends[c0].lo - ends[c1].lo);
+    else v = pb.saturated(ends[c1].hi - ends[c0].hi);
     if (!std::isfinite(v) || mode == 0) v = e.sig() == sig0 ? 1.0 : -1.0;
     return std::pair<double, long>(v, e.sig());
   };
@@ -413,7 +428,7 @@ void face_panels(Problem& pb, int face_index, std::vector<Panel>& panels) {
   auto signed_square = [&](double s) {
     const Eval v = pb.evaluate(f, s);
     const double L = v.length();
-    return std::pair<double, long>(std::isfinite(L) ? L * std::abs(L) : (L > 0 ? 1.0 : -1.0), v.sig());
+    return std::pair<double, long>(std::isfinite(L) ? pb.saturated_square(L) : (L > 0 ? 1.0 : -1.0), v.sig());
   };
   // The runs [in0, in1] with the states just inside their ends.
   struct Run {

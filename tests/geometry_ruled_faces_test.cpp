@@ -1,0 +1,272 @@
+// The surface form over ruled faces (geometry/ruled_faces.h): convex cells bounded by planes, cylinders and cones,
+// against references computed independently:
+//  - the Steinmetz bicylinder (two equal cylinders crossing at right angles): V = 16 r³/3, ∫x² = ∫y² = 64 r⁵/45,
+//    ∫z² = 16 r⁵/15 about its centre, in closed form;
+//  - a cylinder's flat end pressed into another's side: a 1-D integral across the end's disc (below);
+//  - random attitudes of cylinders, cones, frustums and cut cylinders: the column engine at tolerance 1e-6;
+//  - smoothness: third differences of V along a lowering, which are O(step²) of the first for a smooth V(h).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "geometry/ruled_faces.h"
+#include "tests/geometry_support.h"
+
+using namespace geometry_support;
+
+namespace {
+
+double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+CellPrimitives prims_of(const std::vector<Primitive>& ps) {
+  CellPrimitives out;
+  for (const Primitive& p : ps) out.push_back(CellPrimitive{p, false, nullptr});
+  return out;
+}
+
+struct Reference {
+  double V = 0;
+  Vec3 c = Vec3::Zero();
+  Mat3 J = Mat3::Zero();
+};
+// From raw sums (V, ∫x, ∫x xᵀ) to V, the centroid and J about it.
+Reference from_raw(double V, const Vec3& m1, const Mat3& m2) {
+  Reference r;
+  r.V = V, r.c = m1 / V;
+  const Mat3 S = m2 - V * r.c * r.c.transpose();
+  r.J = S.trace() * Mat3::Identity() - S;
+  return r;
+}
+
+// The ruled-faces moments of a ∩ b through the function itself (so that a fallback to the lens cannot hide a
+// failure), with the frame's z along `normal` and its origin at `at`.
+std::optional<Reference> ruled(const std::vector<Primitive>& a, const Pose& pa, const std::vector<Primitive>& b,
+                               const Pose& pb, const Vec3& at, const Vec3& normal, double tol, long* lines = nullptr) {
+  const Pose frame{at, Quat::FromTwoVectors(Vec3::UnitZ(), normal.normalized())};
+  long n = 0;
+  const auto m = ruled_faces_moments(prims_of(a), pa, prims_of(b), pb, frame, tol, n);
+  if (lines) *lines = n;
+  if (!m || !(m->m0 > 0)) return std::nullopt;
+  Vec3 c;
+  Mat3 J;
+  centroid_and_inertia(*m, c, J);
+  const Mat3 R = frame.rotation.toRotationMatrix();
+  Reference r;
+  r.V = m->m0, r.c = frame.apply(c), r.J = R * J * R.transpose();
+  return r;
+}
+
+void check_against(const Reference& q, const Reference& r, double tol, const char* what) {
+  INFO(what);
+  const double dV = rel(q.V, r.V), dc = (q.c - r.c).norm() / std::cbrt(r.V), dJ = (q.J - r.J).norm() / r.J.norm();
+  std::printf("%s: V %.3e, V err %.2e, centroid %.2e of V^(1/3), J %.2e\n", what, r.V, dV, dc, dJ);
+  CHECK(dV < tol);
+  CHECK(dc < tol);
+  CHECK(dJ < tol);
+}
+
+// Cylinder A (radius ra) along x, cylinder B (radius rb) upright with its axis at (x0, y0) and its flat bottom at
+// height zb < ra: the lens is B's disc swept from zb up to A's side, top(y) = √(ra² − y²). Over y the disc's chord
+// is |x − x0| ≤ X(y) = √(rb² − (y − y0)²) and the height d(y) = top − zb, so every moment is a 1-D integral over
+// y ∈ [max(y0 − rb, −w), min(y0 + rb, w)], w = √(ra² − zb²): 600-point Gauss–Legendre under the sine map (both
+// ends go like a square root or linearly).
+Reference end_on_side(double ra, double rb, double x0, double y0, double zb) {
+  std::vector<double> t, w;
+  gauss_legendre(600, t, w);
+  const double wy = std::sqrt(ra * ra - zb * zb), y_lo = std::max(y0 - rb, -wy), y_hi = std::min(y0 + rb, wy);
+  const double m = 0.5 * (y_lo + y_hi), h = 0.5 * (y_hi - y_lo);
+  double V = 0, My = 0, Mz = 0, Sxx = 0, Syy = 0, Syz = 0, Szz = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const double theta = 0.5 * M_PI * (t[i] + 1), wt = w[i] * 0.5 * M_PI * h * std::sin(theta);
+    const double y = m - h * std::cos(theta);
+    const double X = std::sqrt(std::max(rb * rb - (y - y0) * (y - y0), 0.0)), top = std::sqrt(ra * ra - y * y);
+    const double d = std::max(top - zb, 0.0), area = 2 * X * d;
+    const double z1 = 2 * X * (top * top - zb * zb) / 2, z2 = 2 * X * (top * top * top - zb * zb * zb) / 3;
+    V += wt * area, My += wt * y * area, Mz += wt * z1;
+    Sxx += wt * d * (2 * X * x0 * x0 + 2.0 / 3 * X * X * X);
+    Syy += wt * y * y * area, Syz += wt * y * z1, Szz += wt * z2;
+  }
+  Mat3 m2;
+  m2 << Sxx, x0 * My, x0 * Mz, x0 * My, Syy, Syz, x0 * Mz, Syz, Szz;
+  return from_raw(V, Vec3(x0 * V, My, Mz), m2);
+}
+
+}  // namespace
+
+TEST_CASE("ruled faces: the Steinmetz bicylinder against its closed form", "[geometry][ruled_faces]") {
+  // Two cylinders of radius r, 1 m long (their ends far away), crossing at right angles through one point. Deep
+  // overlap: every face's share is large, and they must add up. Turned and moved at random together; the frame's
+  // normal at random too (the surface form holds for any direction).
+  const double r = 0.05;
+  const Primitive cyl = rod(PrimitiveKind::Cylinder, r, 1.0);
+  const Quat along_x(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY())), along_y(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));
+  Reference exact;
+  exact.V = 16 * r * r * r / 3;
+  const double r5 = r * r * r * r * r, sxx = 64 * r5 / 45, szz = 16 * r5 / 15;  // ∫x² = ∫y², ∫z²
+  exact.J = Vec3(sxx + szz, sxx + szz, 2 * sxx).asDiagonal();
+  std::mt19937 rng(11);
+  for (double tol : {1e-3, 1e-6}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const Pose move{Vec3(0.3, -0.2, 1.0), random_rotation(rng)};
+      const Pose pa = move.compose(Pose{Vec3::Zero(), along_x}), pb = move.compose(Pose{Vec3::Zero(), along_y});
+      const Vec3 normal = random_rotation(rng) * Vec3::UnitZ();
+      long lines = 0;
+      const auto q = ruled({cyl}, pa, {cyl}, pb, move.position + Vec3(0.01, 0, 0), normal, tol, &lines);
+      REQUIRE(q);
+      Reference e = exact;
+      e.c = move.position;
+      const Mat3 R = move.rotation.toRotationMatrix();
+      e.J = R * exact.J * R.transpose();
+      std::printf("tol %g, %ld rulings: ", tol, lines);
+      check_against(*q, e, tol, "Steinmetz bicylinder");
+    }
+  }
+}
+
+TEST_CASE("ruled faces: a cylinder's flat end pressed into another's side, against its 1-D integral",
+          "[geometry][ruled_faces]") {
+  // B's end face is parallel to A's rulings, and A's side has rulings parallel to B's end plane: the constraints that
+  // make a ruling all in or all out, whose arcs and ranges the faces take in closed form. Depths 1e-7 … 1e-3 of
+  // the end's plane into A's side, B's axis off A's (x0, y0).
+  const double ra = 0.05, rb = 0.03, hb = 0.2;
+  const Primitive A = rod(PrimitiveKind::Cylinder, ra, 0.4), B = rod(PrimitiveKind::Cylinder, rb, 2 * hb);
+  const Quat along_x(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
+  for (const double y0 : {0.0, 0.012, 0.045}) {
+    for (double depth : {1e-7, 1e-6, 1e-5, 1e-4, 1e-3}) {
+      const double x0 = 0.004, zb = ra - depth;
+      const Pose pa{Vec3::Zero(), along_x}, pb{Vec3(x0, y0, zb + hb), Quat::Identity()};
+      const double top = std::sqrt(ra * ra - std::max(std::abs(y0) - rb, 0.0) * std::max(std::abs(y0) - rb, 0.0));
+      if (top <= zb) continue;  // the disc lies beside the side's crest: no contact at this depth
+      const Reference r = end_on_side(ra, rb, x0, y0, zb);
+      for (double tol : {1e-3, 1e-6}) {
+        const auto q = ruled({A}, pa, {B}, pb, Vec3(x0, y0, zb), Vec3::UnitZ(), tol);
+        INFO("y0 " << y0 << " depth " << depth << " tol " << tol);
+        REQUIRE(q);
+        // The reference's own error: its 600 nodes resolve the square-root ends to ~1e-9 of V.
+        check_against(*q, r, std::max(tol, 1e-8), "end on a side");
+      }
+      // And through the query: the same answer, not the lens's or the column engine's.
+      const Interference x = interference(make_cell({A}), pa, make_cell({B}), pb);
+      REQUIRE(x.overlap);
+      CHECK(x.spacing == 0);
+      CHECK(rel(x.volume, r.V) < 1e-3);
+    }
+  }
+}
+
+TEST_CASE("ruled faces: near-parallel cylinders join the parallel closed form continuously", "[geometry][ruled_faces]") {
+  // Below 1e-12 rad a ruling along the other cylinder's axis is treated as parallel (all in or all out, its arc in
+  // closed form); above, its chord has two roots. V must not jump between the two regimes. Turning B by ε about its
+  // middle (x = 0.2, the shared length is x ∈ [0, 0.2]) shifts it sideways by ε (x − 0.2), which changes the axes'
+  // distance by 0.0375 of that (y / d) and V like depth^1.5: dV/V = 1.5 · 0.0375 · 0.1 ε / 1e-5 = 562 ε on average.
+  // Tolerance: that slope within 10 %, plus 2e-9: below 1e-12 rad one point's status stands for the whole ruling,
+  // off by ε · 0.2 m / the lens's width (0.1 mm) ~ 2e-9.
+  const double ra = 0.05, rb = 0.03;
+  const Primitive A = rod(PrimitiveKind::Cylinder, ra, 0.4), B = rod(PrimitiveKind::Cylinder, rb, 0.4);
+  const Quat along_x(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
+  const double depth = 1e-5, y = 0.003, d = ra + rb - depth, zb = std::sqrt(d * d - y * y);
+  const Pose pa{Vec3::Zero(), along_x};
+  std::vector<double> V;
+  const std::vector<double> turns = {0.0, 1e-13, 1e-12, 1e-11, 1e-10, 1e-8, 1e-7, 1e-6};
+  for (double eps : turns) {
+    const Pose pb{Vec3(0.2, y, zb), Quat(Eigen::AngleAxisd(eps, Vec3::UnitZ())) * along_x};
+    const auto q = ruled({A}, pa, {B}, pb, Vec3(0.1, 0, ra), Vec3::UnitZ(), 1e-6);
+    REQUIRE(q);
+    V.push_back(q->V);
+    std::printf("parallel cylinders turned %g rad: V %.9e\n", eps, q->V);
+  }
+  for (size_t k = 1; k < V.size(); ++k) {
+    INFO("turned " << turns[k]);
+    CHECK(std::abs(rel(V[k], V[0]) - 562 * turns[k]) < 56.2 * turns[k] + 2e-9);
+  }
+}
+
+TEST_CASE("ruled faces: cylinders, cones and cut cylinders at random attitudes against the column engine",
+          "[geometry][ruled_faces]") {
+  // b at a random attitude lowered onto a (also turned at random) until V reaches a random 1e-9 … 1e-7 m³ (shallow
+  // contacts, the resting ones). The reference: the column engine at tolerance 1e-6 (an independent method; its own
+  // error is ~1e-5 at these depths).
+  struct Case {
+    const char* name;
+    std::vector<Primitive> a, b;
+  };
+  const Primitive flats = box(Vec3(0.07, 1.0, 1.0));  // cuts two flats into a cylinder of radius 0.05
+  const std::vector<Case> cases = {
+      {"crossed cylinders", {rod(PrimitiveKind::Cylinder, 0.05, 0.4)}, {rod(PrimitiveKind::Cylinder, 0.03, 0.4)}},
+      {"cylinder on a frustum", {rod(PrimitiveKind::Cone, 0.05, 0.2, 0.01)}, {rod(PrimitiveKind::Cylinder, 0.02, 0.3)}},
+      {"pointed cone on a cylinder", {rod(PrimitiveKind::Cylinder, 0.05, 0.3)}, {rod(PrimitiveKind::Cone, 0.04, 0.1, 0.0)}},
+      {"frustum on a frustum", {rod(PrimitiveKind::Cone, 0.05, 0.2, 0.02)}, {rod(PrimitiveKind::Cone, 0.03, 0.1, 0.01)}},
+      {"cylinder with flats on a cylinder", {rod(PrimitiveKind::Cylinder, 0.05, 0.3), flats},
+       {rod(PrimitiveKind::Cylinder, 0.03, 0.3)}},
+  };
+  QueryOptions column;
+  column.closed_forms = false;
+  column.tolerance = 1e-6;
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int served = 0, total = 0;
+  for (const Case& c : cases) {
+    const Cell A = make_cell(c.a), B = make_cell(c.b);
+    for (int trial = 0; trial < 4; ++trial) {
+      const Quat qa = random_rotation(rng), qb = random_rotation(rng);
+      const Vec3 offset(0.02 * (unit(rng) - 0.5), 0.02 * (unit(rng) - 0.5), 0);
+      const double target = std::pow(10.0, -9 + 2 * unit(rng));
+      double lo = -0.3, hi = 0.4;
+      for (int it = 0; it < 45; ++it) {
+        const double z = 0.5 * (lo + hi);
+        (interference(A, Pose{Vec3::Zero(), qa}, B, Pose{offset + Vec3(0, 0, z), qb}).volume > target ? lo : hi) = z;
+      }
+      const Pose pa{Vec3::Zero(), qa}, pb{offset + Vec3(0, 0, hi), qb};
+      const Interference ref = interference(A, pa, B, pb, column);
+      INFO(c.name << " trial " << trial << " V " << ref.volume);
+      REQUIRE(ref.overlap);
+      Reference r;
+      r.V = ref.volume, r.c = ref.centroid, r.J = ref.inertia;
+      // The frame the query would take: the normal estimate, origin at the centroid.
+      const auto q = ruled(c.a, pa, c.b, pb, ref.centroid, ref.normal_estimate, 1e-3);
+      ++total;
+      if (!q) continue;  // declined (the lens takes it): counted below
+      ++served;
+      check_against(*q, r, 1e-3, c.name);
+      // The default query gives the same (whichever path serves it).
+      const Interference x = interference(A, pa, B, pb);
+      CHECK(rel(x.volume, ref.volume) < 1e-3);
+    }
+  }
+  std::printf("ruled faces served %d of %d random poses\n", served, total);
+  CHECK(served == total);
+}
+
+TEST_CASE("ruled faces: V(h) is smooth, a cylinder lowered onto a frustum at a generic attitude 1000 x 1 um",
+          "[geometry][ruled_faces][smoothness]") {
+  // No closed form here, so the smoothness is judged by third differences: for a smooth V(h) they are O(Δh²) of the
+  // first (here ≤ (1e-6 / 1e-4)² ~ 1e-4 of them); a staircase, a jump or a kink shows as O(1). Kink curves cross
+  // the footprint at this attitude (the frustum's rim and the cylinder's rim).
+  const Cell A = make_cell({rod(PrimitiveKind::Cone, 0.05, 0.2, 0.01)});
+  const Cell B = make_cell({rod(PrimitiveKind::Cylinder, 0.02, 0.3)});
+  const Pose pa{Vec3::Zero(), Quat(Eigen::AngleAxisd(0.3, Vec3(1, 0.2, 0).normalized()))};
+  const Quat qb(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()));
+  const Vec3 at(0.004, 0.003, 0);
+  double lo = -0.3, hi = 0.4;  // the height where V reaches 1e-8 m³
+  for (int it = 0; it < 50; ++it) {
+    const double z = 0.5 * (lo + hi);
+    (interference(A, pa, B, Pose{at + Vec3(0, 0, z), qb}).volume > 1e-8 ? lo : hi) = z;
+  }
+  const int n = 1001;
+  std::vector<double> V(n);
+  for (int k = 0; k < n; ++k) V[k] = interference(A, pa, B, Pose{at + Vec3(0, 0, hi - k * 1e-6), qb}).volume;
+  int non_increasing = 0;
+  double worst = 0;
+  for (int k = 0; k + 3 < n; ++k) {
+    if (!(V[k + 1] > V[k])) ++non_increasing;
+    const double d3 = V[k + 3] - 3 * V[k + 2] + 3 * V[k + 1] - V[k];
+    worst = std::max(worst, std::abs(d3) / (V[k + 1] - V[k]));
+  }
+  std::printf("cylinder lowered on a frustum: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", V[0],
+              V[n - 1], non_increasing, worst);
+  CHECK(non_increasing == 0);
+  CHECK(worst < 0.01);
+}
