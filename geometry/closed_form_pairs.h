@@ -13,7 +13,8 @@
 //  - a sphere against an infinite cylinder's complement with every plane clear of the ball (a ball in a groove).
 //  - any of these once a cylinder's or frustum's side that the other cell cannot reach is replaced by its end slab
 //    (geometry/unreachable_sides.h): a cylinder standing on another's end.
-// Every other pair goes to the torus sweep, the convex lens or the column engine (geometry/interference.cpp).
+// Every other pair goes to the torus sweep, the ruled faces, the convex lens or the column engine
+// (geometry/interference.cpp).
 #pragma once
 #include <optional>
 

@@ -357,3 +357,32 @@ TEST_CASE("convex lens: a cylinder lying parallel on another, against the circle
     CHECK(std::abs(q.centroid.x() - 0.5 * at.x()) < 1e-3 * length);
   }
 }
+
+TEST_CASE("convex lens, called directly: crossed cylinders against their 1-D integrals", "[geometry][convex_lens]") {
+  // Pairs bounded by planes, cylinders and cones now take the ruled faces first (geometry/ruled_faces.h); the lens
+  // stays their fallback, so it is checked here on its own, against the same reference as the first case.
+  const double a = 0.05, b = 0.03;
+  const CellPrimitives A = {CellPrimitive{rod(PrimitiveKind::Cylinder, a, 1.0), false, nullptr}};
+  const CellPrimitives B = {CellPrimitive{rod(PrimitiveKind::Cylinder, b, 1.0), false, nullptr}};
+  const Quat along_x(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY())), along_y(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));
+  std::mt19937 rng(6);
+  for (double d : {1e-5, 1e-3}) {
+    const double h = a + b - d;
+    const Pose move{Vec3(0.3, -0.2, 1.0), random_rotation(rng)};
+    const Pose pa = move.compose(Pose{Vec3::Zero(), along_x}), pb = move.compose(Pose{Vec3(0, 0, h), along_y});
+    const Pose frame{move.apply(Vec3(0, 0, a - d / 2)), move.rotation};  // z: the contact normal
+    long columns = 0;
+    const auto m = convex_lens_moments(A, pa, B, pb, frame, 1e-3, columns);
+    REQUIRE(m);
+    Vec3 c;
+    Mat3 J;
+    centroid_and_inertia(*m, c, J);
+    const CrossedReference r = crossed(a, b, h);
+    INFO("depth " << d);
+    CHECK(rel(m->m0, r.V) < 1e-3);
+    CHECK((c - Vec3(0, 0, r.zc - (a - d / 2))).norm() < 1e-3 * std::cbrt(r.V));
+    CHECK(rel(J(0, 0), r.yy + r.zz) < 1e-3);
+    CHECK(rel(J(1, 1), r.xx + r.zz) < 1e-3);
+    CHECK(rel(J(2, 2), r.xx + r.yy) < 1e-3);
+  }
+}
