@@ -287,6 +287,14 @@ void add_face(Problem& pb, Face f) {
         f.u = (q.e1 + q.e2) / std::sqrt(2.0), f.v = (q.e2 - q.e1) / std::sqrt(2.0);
     range(f.v, f.d0, f.d1);
     for (const Constraint& c : pb.cons) {
+      if (c.kind == Constraint::Quadric && c.a.cross(q.a).squaredNorm() < 1e-24) {
+        // A cylinder or cone along the plane's normal cuts it in a disc (a cap): σ within its radius.
+        const Vec3 at_level = q.p + f.level * q.a;
+        const double radius = c.c + c.k * c.a.dot(at_level - c.p), centre = f.v.dot(c.p - q.p);
+        if (!(radius > 0)) return;
+        f.d0 = std::max(f.d0, centre - radius), f.d1 = std::min(f.d1, centre + radius);
+        continue;
+      }
       if (&c == &q || c.kind != Constraint::Slab || std::abs(c.a.dot(f.u)) >= 1e-15) continue;
       const double slope = c.a.dot(f.v), at0 = c.a.dot(q.p + f.level * q.a - c.p);
       if (std::abs(slope) < 1e-12) {
@@ -362,6 +370,11 @@ void add_face(Problem& pb, Face f) {
     pb.faces.push_back(f);
     return;
   }
+  // One arc across σ = 0 comes as two pieces, [0, e] and [s, 2π]: joined, so that the join is no domain end.
+  if (arcs.size() > 1 && arcs.front()[0] == 0 && arcs.back()[1] == 2 * kPi) {
+    arcs.back()[1] = 2 * kPi + arcs.front()[1];
+    arcs.erase(arcs.begin());
+  }
   for (const auto& a : arcs) {
     f.d0 = a[0], f.d1 = a[1];
     if (f.d0 < f.d1) pb.faces.push_back(f);
@@ -379,26 +392,27 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
     pb.failed = true;
     return;
   }
-  std::vector<Chord> ends(pb.cons.size());
-  const Eval e0 = pb.evaluate(f, x0, ends.data());
-  std::vector<Chord> ends1(pb.cons.size());
-  const Eval e1 = pb.evaluate(f, x1, ends1.data());
+  std::vector<Chord> ends0(pb.cons.size()), ends1(pb.cons.size()), ends(pb.cons.size());
+  const Eval e0 = pb.evaluate(f, x0, ends0.data()), e1 = pb.evaluate(f, x1, ends1.data());
   int mode = 0, c0 = -1, c1 = -1;
   if ((e0.length() > 0) != (e1.length() > 0)) mode = 1;
   else if (e0.arg_lo != e1.arg_lo) mode = 2, c0 = e0.arg_lo, c1 = e1.arg_lo;
   else if (e0.arg_hi != e1.arg_hi) mode = 3, c0 = e0.arg_hi, c1 = e1.arg_hi;
+  if (mode > 1 && (c0 < 0 || c1 < 0)) mode = 0;  // an end no constraint sets (an unbounded chord)
   const double s0 = mode == 1 && !(e0.length() > 0) ? -1.0 : 1.0;  // the function is positive at x0
-  auto g = [&](double x) {
-    const Eval e = pb.evaluate(f, x, ends.data());
+  auto value = [&](const Eval& e, const std::vector<Chord>& at) {
     double v;
     if (mode == 1) v = s0 * pb.saturated_square(e.length());
-    else if (mode == 2) v = pb.saturated(ends[c0].lo - ends[c1].lo);
-    else v = pb.saturated(ends[c1].hi - ends[c0].hi);
+    else if (mode == 2) v = pb.saturated(at[c0].lo - at[c1].lo);
+    else v = pb.saturated(at[c1].hi - at[c0].hi);
     if (!std::isfinite(v) || mode == 0) v = e.sig() == sig0 ? 1.0 : -1.0;
-    return std::pair<double, long>(v, e.sig());
+    return v;
   };
-  auto [g0, q0] = g(x0);
-  auto [g1, q1] = g(x1);
+  auto g = [&](double x) {
+    const Eval e = pb.evaluate(f, x, ends.data());
+    return std::pair<double, long>(value(e, ends), e.sig());
+  };
+  double g0 = value(e0, ends0), g1 = value(e1, ends1);
   if (!(g0 > 0) || g1 > 0) {  // several switches between the two: bisection on the state
     mode = 0;
     g0 = 1, g1 = -1;
@@ -409,92 +423,217 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
   if (e.sig_out != sig1) locate_switches(pb, f, e.out, e.sig_out, x1, sig1, tol, breaks, depth + 1);
 }
 
-// The pieces of one face: its runs of rulings in the lens, split where the chord's state changes.
-void face_panels(Problem& pb, int face_index, std::vector<Panel>& panels) {
-  const Face& f = pb.faces[face_index];
-  constexpr int kSamples = 24;
-  const bool circle = f.side && f.d1 - f.d0 >= 2 * kPi - 1e-12;
-  const double width = f.d1 - f.d0, tol = 1e-11 * width;
-  std::vector<double> x(kSamples + 1);
-  std::vector<Eval> e(kSamples + 1);
-  for (int j = 0; j <= kSamples; ++j) {
-    x[j] = f.d0 + width * j / kSamples;
-    e[j] = pb.evaluate(f, x[j]);
-  }
-  auto length = [&](double s) {
-    const double L = pb.evaluate(f, s).length();
+// A run: an interval of a face's rulings that lie (partly) in the lens.
+struct Run {
+  double a, b;
+};
+
+// Where a ruling's chord ends on another constraint's surface, that point lies on the curve where the two cells'
+// boundaries meet, so on that constraint's face too: the face must have a run there. Found runs seed each other this
+// way, and since the lens's boundary is connected, one found run leads to all (a small patch that the sampling of one
+// face misses, the tip of a cone through a cylinder's side, is found from the other cell's faces).
+struct Seed {
+  int constraint;
+  Vec3 x;
+};
+
+// The family parameter of a face at a point on its surface (a side's angle within [d0, d0 + 2π)).
+double face_parameter(const Problem& pb, const Face& f, const Vec3& x) {
+  const Constraint& q = pb.cons[f.constraint];
+  if (!f.side) return f.v.dot(x - q.p);
+  const double theta = std::atan2(q.e2.dot(x - q.p), q.e1.dot(x - q.p));
+  return f.d0 + (theta - f.d0 - 2 * kPi * std::floor((theta - f.d0) / (2 * kPi)));
+}
+
+struct FaceRuns {
+  Problem& pb;
+  int face_index;
+  double width, tol;
+
+  const Face& face() const { return pb.faces[face_index]; }
+  double length(double s) {
+    const double L = pb.evaluate(face(), s).length();
     return std::isfinite(L) ? L : -pb.size;
-  };
-  auto signed_square = [&](double s) {
-    const Eval v = pb.evaluate(f, s);
-    const double L = v.length();
-    return std::pair<double, long>(std::isfinite(L) ? pb.saturated_square(L) : (L > 0 ? 1.0 : -1.0), v.sig());
-  };
-  // The runs [in0, in1] with the states just inside their ends.
-  struct Run {
-    double a, b;
-  };
-  std::vector<Run> runs;
-  auto edge = [&](double in, double out) {
-    const auto [fi, si] = signed_square(in);
-    const auto [fo, so] = signed_square(out);
-    const lens::Edge ed = lens::find_edge(signed_square, in, fi, si, out, fo, so, tol);
-    return ed.in;
-  };
-  if (circle) {
-    // Start the circle at its lowest sample, outside the lens where there is one (then no run wraps around).
-    int low = 0;
-    for (int j = 1; j < kSamples; ++j)
-      if (e[j].length() < e[low].length()) low = j;
-    if (e[low].length() > 0) {
-      runs.push_back({f.d0, f.d0 + 2 * kPi});  // in the lens all around
-    } else {
-      const double start = x[low];
-      for (int j = 0; j <= kSamples; ++j) {
-        x[j] = start + 2 * kPi * j / kSamples;
-        e[j] = j == 0 || j == kSamples ? e[low] : pb.evaluate(f, x[j]);
-      }
-    }
   }
-  if (runs.empty()) {
+  // The searches' function for a run's ends: the chord's signed length, squared (smooth across a tangency) and bounded.
+  double edge_value(const Eval& v) const {
+    const double L = v.length();
+    return std::isfinite(L) ? pb.saturated_square(L) : (L > 0 ? 1.0 : -1.0);
+  }
+  double edge(double in, const Eval& v_in, double out, const Eval& v_out) {
+    auto f = [&](double s) {
+      const Eval v = pb.evaluate(face(), s);
+      return std::pair<double, long>(edge_value(v), v.sig());
+    };
+    return lens::find_edge(f, in, edge_value(v_in), v_in.sig(), out, edge_value(v_out), v_out.sig(), tol).in;
+  }
+
+  // Runs from 16 samples: runs of positive samples, and a Brent search beside every non-positive local maximum (a
+  // run narrower than the sampling). A whole circle starts at its lowest sample (then no run wraps around).
+  void from_samples(std::vector<Run>& runs) {
+    Face& f = pb.faces[face_index];
+    constexpr int kSamples = 16;
+    std::vector<double> x(kSamples + 1);
+    std::vector<Eval> e(kSamples + 1);
+    for (int j = 0; j <= kSamples; ++j) {
+      x[j] = f.d0 + width * j / kSamples;
+      e[j] = pb.evaluate(f, x[j]);
+    }
+    if (f.side && width >= 2 * kPi - 1e-12) {
+      int low = 0;
+      for (int j = 1; j < kSamples; ++j)
+        if (e[j].length() < e[low].length()) low = j;
+      if (e[low].length() > 0) {
+        runs.push_back({f.d0, f.d1});  // in the lens all around
+        return;
+      }
+      std::vector<double> x2(kSamples + 1);
+      std::vector<Eval> e2(kSamples + 1);
+      for (int j = 0; j <= kSamples; ++j) {
+        const int k = (low + j) % kSamples;
+        x2[j] = x[k] + (low + j >= kSamples ? 2 * kPi : 0.0), e2[j] = e[k];
+      }
+      x.swap(x2), e.swap(e2);
+      f.d0 = x[0], f.d1 = x[kSamples];  // the seeds' angles are taken into this turn
+    }
     for (int j = 0; j <= kSamples; ++j) {
       const double Lj = e[j].length();
       if (Lj > 0) {
         if (j > 0 && e[j - 1].length() > 0) continue;  // inside a run
         int k = j;
         while (k < kSamples && e[k + 1].length() > 0) ++k;
-        const double a = j == 0 ? x[0] : edge(x[j], x[j - 1]);
-        const double b = k == kSamples ? x[kSamples] : edge(x[k], x[k + 1]);
+        const double a = j == 0 ? x[0] : edge(x[j], e[j], x[j - 1], e[j - 1]);
+        const double b = k == kSamples ? x[kSamples] : edge(x[k], e[k], x[k + 1], e[k + 1]);
         runs.push_back({a, b});
         continue;
       }
-      // A clear sample at a local maximum of the signed length: a run narrower than the sampling may lie beside it.
       const double Lm = j > 0 ? e[j - 1].length() : -kInf, Lp = j < kSamples ? e[j + 1].length() : -kInf;
       if (!(Lj >= Lm && Lj >= Lp) || (j > 0 && Lm > 0) || (j < kSamples && Lp > 0)) continue;
-      const double lo = x[std::max(j - 1, 0)], hi = x[std::min(j + 1, kSamples)];
+      const int jl = std::max(j - 1, 0), jh = std::min(j + 1, kSamples);
+      // To 1e-7 of the domain: a run narrower than that (~10 nm) holds nothing the tolerance can see.
       double best = 0;
-      const double at = lens::brent_max(length, lo, hi, 1e-9 * width, best);
+      auto L = [&](double s) { return length(s); };
+      const double at = lens::brent_max(L, x[jl], x[jh], 1e-7 * width, best);
       if (!(best > 0)) continue;
-      runs.push_back({edge(at, lo), edge(at, hi)});
+      const Eval v = pb.evaluate(f, at);
+      runs.push_back({edge(at, v, x[jl], e[jl]), edge(at, v, x[jh], e[jh])});
     }
   }
+
+  // The run around σ (a seed), unless σ lies in a known run or no ruling near it meets the lens.
+  bool around(double sigma, std::vector<Run>& runs) {
+    const Face& f = face();
+    const double slack = 1e-9 * width;
+    for (const Run& r : runs)
+      if (sigma >= r.a - slack && sigma <= r.b + slack) return false;
+    double at = std::clamp(sigma, f.d0, f.d1);
+    if (!(length(at) > 0)) {  // on the boundary curve: the run is beside it
+      const double h = width / 64;
+      double best = 0;
+      auto L = [&](double s) { return length(s); };
+      at = lens::brent_max(L, std::max(f.d0, at - h), std::min(f.d1, at + h), 1e-7 * width, best);
+      if (!(best > 0)) return false;
+      for (const Run& r : runs)
+        if (at >= r.a - slack && at <= r.b + slack) return false;
+    }
+    const Eval v = pb.evaluate(f, at);
+    double ends[2];
+    for (int side = 0; side < 2; ++side) {  // outwards, doubling, to a ruling outside the lens or the domain's end
+      const double dir = side ? 1.0 : -1.0, limit = side ? f.d1 : f.d0;
+      double step = width / 256, in = at;
+      Eval v_in = v;
+      for (;;) {
+        const double out = std::clamp(in + dir * step, f.d0, f.d1);
+        const Eval v_out = pb.evaluate(f, out);
+        if (!(v_out.length() > 0)) {
+          ends[side] = edge(in, v_in, out, v_out);
+          break;
+        }
+        if (out == limit) {
+          ends[side] = limit;
+          break;
+        }
+        in = out, v_in = v_out, step *= 2;
+      }
+    }
+    for (const Run& r : runs)  // a run the sampling found, reached from a seed that fell in its rounding
+      if (ends[0] < r.b && ends[1] > r.a) return false;
+    runs.push_back({ends[0], ends[1]});
+    return true;
+  }
+
+  // Seeds from a run: the chord ends of 5 rulings in it, each on the constraint that ends it.
+  void seeds(const Run& r, std::vector<Seed>& out) {
+    const Face& f = face();
+    for (int j = 1; j <= 5; ++j) {
+      const double s = r.a + (r.b - r.a) * j / 6;
+      const Eval e = pb.evaluate(f, s);
+      if (!(e.length() > 0) || !std::isfinite(e.length())) continue;
+      const Ruling ru = pb.ruling(f, s);
+      if (e.arg_lo >= 0) out.push_back({e.arg_lo, ru.o + e.lo * ru.w});
+      if (e.arg_hi >= 0) out.push_back({e.arg_hi, ru.o + e.hi * ru.w});
+    }
+  }
+
   // Each run split where the state changes (sampled at 9 points, each change located).
-  for (const Run& r : runs) {
-    constexpr int kStates = 8;
-    std::vector<double> breaks, xs(kStates + 1);
-    std::vector<long> sigs(kStates + 1);
-    for (int j = 0; j <= kStates; ++j) {
-      // Just inside the ends, where the state is the run's own.
-      const double t = static_cast<double>(j) / kStates;
-      xs[j] = r.a + (r.b - r.a) * (j == 0 ? 1e-9 : j == kStates ? 1 - 1e-9 : t);
-      sigs[j] = pb.evaluate(f, xs[j]).sig();
+  void panels(const std::vector<Run>& runs, std::vector<Panel>& out) {
+    for (const Run& r : runs) {
+      constexpr int kStates = 8;
+      std::vector<double> breaks, xs(kStates + 1);
+      std::vector<long> sigs(kStates + 1);
+      for (int j = 0; j <= kStates; ++j) {
+        // Just inside the ends, where the state is the run's own.
+        const double t = static_cast<double>(j) / kStates;
+        xs[j] = r.a + (r.b - r.a) * (j == 0 ? 1e-9 : j == kStates ? 1 - 1e-9 : t);
+        sigs[j] = pb.evaluate(face(), xs[j]).sig();
+      }
+      for (int j = 0; j < kStates; ++j)
+        locate_switches(pb, face(), xs[j], sigs[j], xs[j + 1], sigs[j + 1], tol, breaks);
+      breaks.push_back(r.a), breaks.push_back(r.b);
+      std::sort(breaks.begin(), breaks.end());
+      for (size_t k = 0; k + 1 < breaks.size(); ++k)
+        if (breaks[k + 1] > breaks[k]) out.push_back(Panel{face_index, breaks[k], breaks[k + 1]});
     }
-    for (int j = 0; j < kStates; ++j) locate_switches(pb, f, xs[j], sigs[j], xs[j + 1], sigs[j + 1], tol, breaks);
-    breaks.push_back(r.a), breaks.push_back(r.b);
-    std::sort(breaks.begin(), breaks.end());
-    for (size_t k = 0; k + 1 < breaks.size(); ++k)
-      if (breaks[k + 1] > breaks[k]) panels.push_back(Panel{face_index, breaks[k], breaks[k + 1]});
   }
+};
+
+// Every face's pieces: runs from each face's samples, then from the seeds until no new run appears, then split.
+void all_panels(Problem& pb, std::vector<Panel>& panels) {
+  const int n = static_cast<int>(pb.faces.size());
+  std::vector<FaceRuns> faces;
+  for (int i = 0; i < n; ++i) {
+    const double width = pb.faces[i].d1 - pb.faces[i].d0;
+    faces.push_back(FaceRuns{pb, i, width, 1e-11 * width});
+  }
+  std::vector<std::vector<Run>> runs(n);
+  std::vector<Seed> seeds;
+  for (int i = 0; i < n; ++i) {
+    faces[i].from_samples(runs[i]);
+    for (const Run& r : runs[i]) faces[i].seeds(r, seeds);
+  }
+  for (size_t k = 0; k < seeds.size() && k < 4096 && !pb.failed; ++k) {
+    const Seed sd = seeds[k];
+    // The seed's face: the constraint's face whose plane it lies on (a slab's nearer plane) or whose arc holds it.
+    int best = -1;
+    double best_gap = kInf;
+    for (int i = 0; i < n; ++i) {
+      const Face& f = pb.faces[i];
+      if (f.constraint != sd.constraint) continue;
+      const Constraint& q = pb.cons[f.constraint];
+      double gap = 0;
+      if (!f.side) {
+        gap = std::abs(q.a.dot(sd.x - q.p) - f.level);
+      } else {
+        const double s = face_parameter(pb, f, sd.x);
+        gap = s > f.d1 ? s - f.d1 : 0.0;
+      }
+      if (gap < best_gap) best_gap = gap, best = i;
+    }
+    if (best < 0 || best_gap > 1e-6 * pb.size) continue;
+    const double sigma = face_parameter(pb, pb.faces[best], sd.x);
+    if (faces[best].around(sigma, runs[best])) faces[best].seeds(runs[best].back(), seeds);
+  }
+  for (int i = 0; i < n && !pb.failed; ++i) faces[i].panels(runs[i], panels);
 }
 
 // A panel's integral by the nested Clenshaw–Curtis rules (8 and 16 intervals) under the sine map; the difference is
@@ -588,7 +727,7 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
   }
 
   std::vector<Panel> panels;
-  for (int i = 0; i < static_cast<int>(pb.faces.size()) && !pb.failed; ++i) face_panels(pb, i, panels);
+  all_panels(pb, panels);
   if (pb.failed) {
     lines += pb.lines;
     return std::nullopt;
