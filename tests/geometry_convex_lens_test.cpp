@@ -18,31 +18,6 @@ namespace {
 
 double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
 
-// Cylinder A (radius a) along x through the origin, cylinder B (radius b) along y with its axis at height h, both
-// long enough that their ends stay clear. At height z the lens's section is the rectangle |y| ≤ Y = √(a² − z²),
-// |x| ≤ X = √(b² − (z − h)²): V = ∫ 4XY dz, M_z = ∫ 4XY z dz, ∫x² = ∫ (4/3) X³ Y dz, ∫y² = ∫ (4/3) X Y³ dz,
-// ∫z² = ∫ 4XY z² dz, over h − b ≤ z ≤ a.
-struct CrossedReference {
-  double V = 0, zc = 0, xx = 0, yy = 0, zz = 0;  // V, centroid height, second moments about the centroid
-};
-CrossedReference crossed(double a, double b, double h) {
-  const int n = 400;
-  std::vector<double> x, w;
-  gauss_legendre(n, x, w);
-  const double z0 = h - b, z1 = a, m = 0.5 * (z0 + z1), half = 0.5 * (z1 - z0);
-  double V = 0, Mz = 0, Ixx = 0, Iyy = 0, Izz = 0;
-  for (int i = 0; i < n; ++i) {
-    const double theta = 0.5 * M_PI * (x[i] + 1), wt = w[i] * 0.5 * M_PI * half * std::sin(theta);
-    const double z = m - half * std::cos(theta);
-    const double Y = std::sqrt(std::max(a * a - z * z, 0.0)), X = std::sqrt(std::max(b * b - (z - h) * (z - h), 0.0));
-    V += wt * 4 * X * Y, Mz += wt * 4 * X * Y * z, Izz += wt * 4 * X * Y * z * z;
-    Ixx += wt * 4.0 / 3 * X * X * X * Y, Iyy += wt * 4.0 / 3 * X * Y * Y * Y;
-  }
-  CrossedReference r;
-  r.V = V, r.zc = Mz / V, r.xx = Ixx, r.yy = Iyy, r.zz = Izz - V * r.zc * r.zc;
-  return r;
-}
-
 }  // namespace
 
 TEST_CASE("convex lens: crossed cylinders against their 1-D integrals", "[geometry][convex_lens]") {
@@ -61,7 +36,7 @@ TEST_CASE("convex lens: crossed cylinders against their 1-D integrals", "[geomet
       const auto t0 = std::chrono::steady_clock::now();
       const Interference q = interference(A, pa, B, pb, opt);
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-      const CrossedReference r = crossed(a, b, h);
+      const CrossedReference r = crossed_cylinders(a, b, h);
       REQUIRE(q.overlap);
       const Mat3 R = move.rotation.toRotationMatrix();
       const Mat3 J = R.transpose() * q.inertia * R;  // in the pair's frame: x along A, y along B
@@ -148,7 +123,7 @@ TEST_CASE("convex lens: V(h) is smooth, crossed cylinders lowered 1000 x 1 um", 
     const double h = a + b - (d0 + k * dd);
     V[k] = interference(A, move.compose(Pose{Vec3::Zero(), along_x}), B, move.compose(Pose{Vec3(0, 0, h), along_y}))
                .volume;
-    Vx[k] = crossed(a, b, h).V;
+    Vx[k] = crossed_cylinders(a, b, h).V;
   }
   const auto s = geometry_support::smoothness(V, Vx);
   std::printf("crossed cylinders lowered: %d non-increasing steps, max |d2V - exact| / dV = %.3e\n", s.non_increasing, s.worst);
@@ -377,7 +352,7 @@ TEST_CASE("convex lens, called directly: crossed cylinders against their 1-D int
     Vec3 c;
     Mat3 J;
     centroid_and_inertia(*m, c, J);
-    const CrossedReference r = crossed(a, b, h);
+    const CrossedReference r = crossed_cylinders(a, b, h);
     INFO("depth " << d);
     CHECK(rel(m->m0, r.V) < 1e-3);
     CHECK((c - Vec3(0, 0, r.zc - (a - d / 2))).norm() < 1e-3 * std::cbrt(r.V));

@@ -9,10 +9,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <vector>
 
 #include "geometry/ruled_faces.h"
+#include "tests/cli_support.h"
 #include "tests/geometry_support.h"
 
 using namespace geometry_support;
@@ -269,4 +271,44 @@ TEST_CASE("ruled faces: V(h) is smooth, a cylinder lowered onto a frustum at a g
               V[n - 1], non_increasing, worst);
   CHECK(non_increasing == 0);
   CHECK(worst < 0.01);
+}
+
+TEST_CASE("ruled faces: a log dropped across two logs rests where its weight balances k_v V, at the height of V(h)",
+          "[geometry][ruled_faces]") {
+  // benchmarks/scenes/log_across_log.yaml turned to cross at right angles and centred between the two fixed logs, so
+  // that each carries half the weight: at rest (0.3 s; it lands at ~25 ms and settles by ~0.1 s) each contact's
+  // normal force is m g / 2 and its V = m g / (2 k_v) (statics: the damping vanishes with the speed), and the log's
+  // axis lies at the height h where the crossed cylinders' 1-D integral gives that V (independent of the engine).
+  // Tolerances: the query's 1e-3 on V moves h by 1e-3 · d / 2 (V ~ d², d ~ 0.3 mm): 0.15 µm; 1 µm allowed. The
+  // forces within 1e-3 (the residual speed, 1e-5 m/s, times the damping).
+  namespace fs = std::filesystem;
+  const fs::path dir = cli::temp_dir("ruled_faces_test");
+  const std::string out = (dir / "logs.h5").string();
+  const cli::Run r = cli::run_command(cli::kVcsim + " run " + cli::kSource +
+                                      "/benchmarks/scenes/log_across_log.yaml --set simulation.duration=0.3" +
+                                      " --set 'bodies.log.orientation={rpy_deg: [0, 90, 90]}'" +
+                                      " --set 'bodies.log.position=[0.004, 0, 0.082]' -q -o " + out);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const double m = 2700 * M_PI * 0.03 * 0.03 * 0.3, k_v = 1e9, g = 9.81, V = m * g / (2 * k_v);
+  double lo = 0.05, hi = 0.08;  // the axes' distance h where V(h) = V: V falls with h
+  for (int it = 0; it < 60; ++it) {
+    const double h = 0.5 * (lo + hi);
+    (crossed_cylinders(0.05, 0.03, h).V > V ? lo : hi) = h;
+  }
+  auto num = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.17g", x);
+    return std::string(b);
+  };
+  const double h = 0.5 * (lo + hi), F = m * g / 2;
+  const int status = cli::run_python_check(dir, cli::kCheckPrelude, "f = h5py.File('" + out + "')\n" +
+      "expect('rest height of the log (m)', f['bodies/log/position'][-1, 2], " + num(h - 1e-6) + ", " + num(h + 1e-6) + ")\n" +
+      "for side in ('left', 'right'):\n"
+      "    c = f['contacts/log__' + side]\n"
+      "    expect(side + ' contact volume (m^3)', c['volume'][-1], " + num(V * (1 - 1e-3)) + ", " + num(V * (1 + 1e-3)) + ")\n" +
+      "    expect(side + ' normal force (N)', np.linalg.norm(c['normal_force'][-1]), " + num(F * (1 - 1e-3)) + ", " +
+      num(F * (1 + 1e-3)) + ")\n");
+  CHECK(status == 0);
+  fs::remove_all(dir);
 }

@@ -215,6 +215,31 @@ inline void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w
   }
 }
 
+// Cylinder A (radius a) along x through the origin, cylinder B (radius b) along y with its axis at height h, both
+// long enough that their ends stay clear. At height z the lens's section is the rectangle |y| ≤ Y = √(a² − z²),
+// |x| ≤ X = √(b² − (z − h)²): V = ∫ 4XY dz, M_z = ∫ 4XY z dz, ∫x² = ∫ (4/3) X³ Y dz, ∫y² = ∫ (4/3) X Y³ dz,
+// ∫z² = ∫ 4XY z² dz, over h − b ≤ z ≤ a.
+struct CrossedReference {
+  double V = 0, zc = 0, xx = 0, yy = 0, zz = 0;  // V, centroid height, second moments about the centroid
+};
+inline CrossedReference crossed_cylinders(double a, double b, double h) {
+  const int n = 400;
+  std::vector<double> x, w;
+  gauss_legendre(n, x, w);
+  const double z0 = h - b, z1 = a, m = 0.5 * (z0 + z1), half = 0.5 * (z1 - z0);
+  double V = 0, Mz = 0, Ixx = 0, Iyy = 0, Izz = 0;
+  for (int i = 0; i < n; ++i) {
+    const double theta = 0.5 * M_PI * (x[i] + 1), wt = w[i] * 0.5 * M_PI * half * std::sin(theta);
+    const double z = m - half * std::cos(theta);
+    const double Y = std::sqrt(std::max(a * a - z * z, 0.0)), X = std::sqrt(std::max(b * b - (z - h) * (z - h), 0.0));
+    V += wt * 4 * X * Y, Mz += wt * 4 * X * Y * z, Izz += wt * 4 * X * Y * z * z;
+    Ixx += wt * 4.0 / 3 * X * X * X * Y, Iyy += wt * 4.0 / 3 * X * Y * Y * Y;
+  }
+  CrossedReference r;
+  r.V = V, r.zc = Mz / V, r.xx = Ixx, r.yy = Iyy, r.zz = Izz - V * r.zc * r.zc;
+  return r;
+}
+
 // Uniformly distributed over rotations (a normalised Gaussian quaternion).
 inline Quat random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> g;
