@@ -446,6 +446,7 @@ double face_parameter(const Problem& pb, const Face& f, const Vec3& x) {
 }
 
 struct FaceRuns {
+  static constexpr int kSamples = 16;
   Problem& pb;
   int face_index;
   double width, tol;
@@ -468,13 +469,14 @@ struct FaceRuns {
     return lens::find_edge(f, in, edge_value(v_in), v_in.sig(), out, edge_value(v_out), v_out.sig(), tol).in;
   }
 
-  // Runs from 16 samples: runs of positive samples, and a Brent search beside every non-positive local maximum (a
-  // run narrower than the sampling). A whole circle starts at its lowest sample (then no run wraps around).
+  // Runs from 16 samples: runs of positive samples and, with `search`, a Brent search beside every non-positive
+  // local maximum (a run narrower than the sampling). A whole circle starts at its lowest sample (then no run wraps
+  // around). The samples are kept for the searches.
+  std::vector<double> x;
+  std::vector<Eval> e;
   void from_samples(std::vector<Run>& runs) {
     Face& f = pb.faces[face_index];
-    constexpr int kSamples = 16;
-    std::vector<double> x(kSamples + 1);
-    std::vector<Eval> e(kSamples + 1);
+    x.assign(kSamples + 1, 0.0), e.assign(kSamples + 1, Eval{});
     for (int j = 0; j <= kSamples; ++j) {
       x[j] = f.d0 + width * j / kSamples;
       e[j] = pb.evaluate(f, x[j]);
@@ -505,8 +507,14 @@ struct FaceRuns {
         const double a = j == 0 ? x[0] : edge(x[j], e[j], x[j - 1], e[j - 1]);
         const double b = k == kSamples ? x[kSamples] : edge(x[k], e[k], x[k + 1], e[k + 1]);
         runs.push_back({a, b});
-        continue;
       }
+    }
+  }
+  void from_searches(std::vector<Run>& runs) {
+    const Face& f = face();
+    for (int j = 0; j <= kSamples && x.size() == kSamples + 1; ++j) {
+      const double Lj = e[j].length();
+      if (Lj > 0) continue;
       const double Lm = j > 0 ? e[j - 1].length() : -kInf, Lp = j < kSamples ? e[j + 1].length() : -kInf;
       if (!(Lj >= Lm && Lj >= Lp) || (j > 0 && Lm > 0) || (j < kSamples && Lp > 0)) continue;
       const int jl = std::max(j - 1, 0), jh = std::min(j + 1, kSamples);
@@ -562,42 +570,36 @@ struct FaceRuns {
     return true;
   }
 
-  // Seeds from a run: the chord ends of 5 rulings in it, each on the constraint that ends it.
-  void seeds(const Run& r, std::vector<Seed>& out) {
-    const Face& f = face();
-    for (int j = 1; j <= 5; ++j) {
-      const double s = r.a + (r.b - r.a) * j / 6;
-      const Eval e = pb.evaluate(f, s);
-      if (!(e.length() > 0) || !std::isfinite(e.length())) continue;
-      const Ruling ru = pb.ruling(f, s);
-      if (e.arg_lo >= 0) out.push_back({e.arg_lo, ru.o + e.lo * ru.w});
-      if (e.arg_hi >= 0) out.push_back({e.arg_hi, ru.o + e.hi * ru.w});
+  // A run split where the state changes (sampled at 9 points, each change located); each piece seeds the faces of the
+  // two constraints that end its chords (one ruling in its middle: the state, so those constraints, is the piece's).
+  void panels(const Run& r, std::vector<Panel>& out, std::vector<Seed>& seeds) {
+    constexpr int kStates = 8;
+    std::vector<double> breaks, xs(kStates + 1);
+    std::vector<long> sigs(kStates + 1);
+    for (int j = 0; j <= kStates; ++j) {
+      // Just inside the ends, where the state is the run's own.
+      const double t = static_cast<double>(j) / kStates;
+      xs[j] = r.a + (r.b - r.a) * (j == 0 ? 1e-9 : j == kStates ? 1 - 1e-9 : t);
+      sigs[j] = pb.evaluate(face(), xs[j]).sig();
     }
-  }
-
-  // Each run split where the state changes (sampled at 9 points, each change located).
-  void panels(const std::vector<Run>& runs, std::vector<Panel>& out) {
-    for (const Run& r : runs) {
-      constexpr int kStates = 8;
-      std::vector<double> breaks, xs(kStates + 1);
-      std::vector<long> sigs(kStates + 1);
-      for (int j = 0; j <= kStates; ++j) {
-        // Just inside the ends, where the state is the run's own.
-        const double t = static_cast<double>(j) / kStates;
-        xs[j] = r.a + (r.b - r.a) * (j == 0 ? 1e-9 : j == kStates ? 1 - 1e-9 : t);
-        sigs[j] = pb.evaluate(face(), xs[j]).sig();
-      }
-      for (int j = 0; j < kStates; ++j)
-        locate_switches(pb, face(), xs[j], sigs[j], xs[j + 1], sigs[j + 1], tol, breaks);
-      breaks.push_back(r.a), breaks.push_back(r.b);
-      std::sort(breaks.begin(), breaks.end());
-      for (size_t k = 0; k + 1 < breaks.size(); ++k)
-        if (breaks[k + 1] > breaks[k]) out.push_back(Panel{face_index, breaks[k], breaks[k + 1]});
+    for (int j = 0; j < kStates; ++j) locate_switches(pb, face(), xs[j], sigs[j], xs[j + 1], sigs[j + 1], tol, breaks);
+    breaks.push_back(r.a), breaks.push_back(r.b);
+    std::sort(breaks.begin(), breaks.end());
+    for (size_t k = 0; k + 1 < breaks.size(); ++k) {
+      if (!(breaks[k + 1] > breaks[k])) continue;
+      out.push_back(Panel{face_index, breaks[k], breaks[k + 1]});
+      const double s = 0.5 * (breaks[k] + breaks[k + 1]);
+      const Eval e = pb.evaluate(face(), s);
+      if (!(e.length() > 0) || !std::isfinite(e.length())) continue;
+      const Ruling ru = pb.ruling(face(), s);
+      if (e.arg_lo >= 0) seeds.push_back({e.arg_lo, ru.o + e.lo * ru.w});
+      if (e.arg_hi >= 0) seeds.push_back({e.arg_hi, ru.o + e.hi * ru.w});
     }
   }
 };
 
-// Every face's pieces: runs from each face's samples, then from the seeds until no new run appears, then split.
+// Every face's pieces. The lens's boundary is connected and the seeds cross from piece to piece, so one run found
+// by sampling leads to all; Brent searches beside the samples run only where no sample of any face lies in the lens.
 void all_panels(Problem& pb, std::vector<Panel>& panels) {
   const int n = static_cast<int>(pb.faces.size());
   std::vector<FaceRuns> faces;
@@ -606,11 +608,18 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
     faces.push_back(FaceRuns{pb, i, width, 1e-11 * width});
   }
   std::vector<std::vector<Run>> runs(n);
-  std::vector<Seed> seeds;
+  bool any = false;
   for (int i = 0; i < n; ++i) {
     faces[i].from_samples(runs[i]);
-    for (const Run& r : runs[i]) faces[i].seeds(r, seeds);
+    any = any || !runs[i].empty();
   }
+  for (int i = 0; i < n && !any; ++i) {
+    faces[i].from_searches(runs[i]);
+    any = !runs[i].empty();
+  }
+  std::vector<Seed> seeds;
+  for (int i = 0; i < n; ++i)
+    for (const Run& r : runs[i]) faces[i].panels(r, panels, seeds);
   for (size_t k = 0; k < seeds.size() && k < 4096 && !pb.failed; ++k) {
     const Seed sd = seeds[k];
     // The seed's face: the constraint's face whose plane it lies on (a slab's nearer plane) or whose arc holds it.
@@ -631,9 +640,8 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
     }
     if (best < 0 || best_gap > 1e-6 * pb.size) continue;
     const double sigma = face_parameter(pb, pb.faces[best], sd.x);
-    if (faces[best].around(sigma, runs[best])) faces[best].seeds(runs[best].back(), seeds);
+    if (faces[best].around(sigma, runs[best])) faces[best].panels(runs[best].back(), panels, seeds);
   }
-  for (int i = 0; i < n && !pb.failed; ++i) faces[i].panels(runs[i], panels);
 }
 
 // A panel's integral by the nested Clenshaw–Curtis rules (8 and 16 intervals) under the sine map; the difference is
