@@ -174,16 +174,20 @@ struct Problem {
   bool failed = false;
   bool frozen = false;  // ref fixed: the integration has begun
 
-  // The searches' functions, bounded: a ruling nearly along a cylinder has one root far away, and an unbounded gap
-  // would stall false position for many steps. Linear near 0 (the root), ±1 beyond ~1e-3 of the box.
-  double saturated(double v) const {
-    const double s = 1e-3 * size;
-    return v / (std::abs(v) + s);
-  }
+  // The searches' functions, bounded: a ruling nearly along a cylinder has one root far away, and an unbounded value
+  // would stall false position for many steps. Linear near 0 (the root), ±1 beyond the scale s, which the caller takes
+  // from the bracket's inner end (so that the function is smooth over the bracket, not a step).
+  static double saturated(double v, double s) { return v / (std::abs(v) + s); }
   // For a chord's length, which goes like a square root at a tangency: its signed square, bounded likewise.
-  double saturated_square(double L) const {
-    const double s = 1e-3 * size;
-    return L * std::abs(L) / (L * L + s * s);
+  static double saturated_square(double L, double s) { return L * std::abs(L) / (L * L + s * s); }
+  double scale(double v) const { return std::isfinite(v) && v != 0 ? std::abs(v) : 1e-3 * size; }
+  // The function whose root is where a chord appears or vanishes. Where one quadric sets both ends (a tangency) the
+  // length goes like a square root: its signed square is then smooth. Where two constraints' ends cross, the length
+  // is linear: itself. (False position on the wrong one crawls: 45–75 steps where these take ~8.)
+  static double edge_value(const Eval& v, double sc, bool tangency) {
+    const double L = v.length();
+    if (!std::isfinite(L)) return L > 0 ? 1.0 : -1.0;
+    return tangency ? saturated_square(L, sc) : saturated(L, sc);
   }
 
   Ruling ruling(const Face& f, double s) const {
@@ -400,11 +404,16 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
   else if (e0.arg_hi != e1.arg_hi) mode = 3, c0 = e0.arg_hi, c1 = e1.arg_hi;
   if (mode > 1 && (c0 < 0 || c1 < 0)) mode = 0;  // an end no constraint sets (an unbounded chord)
   const double s0 = mode == 1 && !(e0.length() > 0) ? -1.0 : 1.0;  // the function is positive at x0
+  const Eval& inner = e0.length() > 0 ? e0 : e1;  // the side where the chord exists
+  const double sc = pb.scale(mode == 1   ? std::max(e0.length(), e1.length())
+                             : mode == 2 ? ends0[c0].lo - ends0[c1].lo
+                             : mode == 3 ? ends0[c1].hi - ends0[c0].hi
+                                         : 0.0);
   auto value = [&](const Eval& e, const std::vector<Chord>& at) {
     double v;
-    if (mode == 1) v = s0 * pb.saturated_square(e.length());
-    else if (mode == 2) v = pb.saturated(at[c0].lo - at[c1].lo);
-    else v = pb.saturated(at[c1].hi - at[c0].hi);
+    if (mode == 1) v = s0 * Problem::edge_value(e, sc, inner.arg_lo == inner.arg_hi);
+    else if (mode == 2) v = Problem::saturated(at[c0].lo - at[c1].lo, sc);
+    else v = Problem::saturated(at[c1].hi - at[c0].hi, sc);
     if (!std::isfinite(v) || mode == 0) v = e.sig() == sig0 ? 1.0 : -1.0;
     return v;
   };
@@ -457,16 +466,16 @@ struct FaceRuns {
     return std::isfinite(L) ? L : -pb.size;
   }
   // The searches' function for a run's ends: the chord's signed length, squared (smooth across a tangency) and bounded.
-  double edge_value(const Eval& v) const {
-    const double L = v.length();
-    return std::isfinite(L) ? pb.saturated_square(L) : (L > 0 ? 1.0 : -1.0);
-  }
   double edge(double in, const Eval& v_in, double out, const Eval& v_out) {
+    const double sc = pb.scale(v_in.length());
+    const bool tangency = v_in.arg_lo == v_in.arg_hi;
     auto f = [&](double s) {
       const Eval v = pb.evaluate(face(), s);
-      return std::pair<double, long>(edge_value(v), v.sig());
+      return std::pair<double, long>(Problem::edge_value(v, sc, tangency), v.sig());
     };
-    return lens::find_edge(f, in, edge_value(v_in), v_in.sig(), out, edge_value(v_out), v_out.sig(), tol).in;
+    return lens::find_edge(f, in, Problem::edge_value(v_in, sc, tangency), v_in.sig(), out,
+                           Problem::edge_value(v_out, sc, tangency), v_out.sig(), tol)
+        .in;
   }
 
   // Runs from 16 samples: runs of positive samples and, with `search`, a Brent search beside every non-positive
