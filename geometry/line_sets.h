@@ -39,6 +39,10 @@ struct Span {
 // misses keeps an "inverted" chord (hi < lo) whose negative length grows with the distance from tangency.
 Span line_span(const Placed& p, const Vec3& o, const Vec3& w);
 
+// The support function max over the primitive of v·x, v and x in Q (+∞ where it is unbounded along v). Exact for every
+// primitive (a torus's: its ring's disc swept by the tube's ball), a mesh's bounded by its box's.
+double support(const Placed& p, const Vec3& v);
+
 // Axis-aligned bounds of a primitive in Q (infinite where the primitive is unbounded).
 void primitive_bounds(const Placed& p, Vec3& lo, Vec3& hi);
 

@@ -12,36 +12,7 @@ namespace {
 using lines::kInf;
 using lines::Placed;
 
-// max over the primitive of w·x, x and w in its own frame (axis z, centred); +∞ where it is unbounded along w.
-double support_local(const Placed& p, const Vec3& w) {
-  const double across = std::sqrt(w.x() * w.x() + w.y() * w.y());
-  switch (p.kind) {
-    case PrimitiveKind::Sphere: return p.r * w.norm();
-    case PrimitiveKind::Cylinder: return p.half_length * std::abs(w.z()) + p.r * across;
-    case PrimitiveKind::Cone:  // the hull of its two end discs: radius r at z = −h, r2 at z = +h
-      return std::max(-p.half_length * w.z() + p.r * across, p.half_length * w.z() + p.r2 * across);
-    case PrimitiveKind::Capsule: return p.half_length * std::abs(w.z()) + p.r * w.norm();
-    case PrimitiveKind::Ellipsoid: return w.cwiseProduct(p.radii).norm();
-    case PrimitiveKind::Box: return w.cwiseAbs().dot(p.half_size);
-    case PrimitiveKind::Torus: return p.major * across + p.r * w.norm();  // the ring's disc swept by the tube's ball
-    case PrimitiveKind::Mesh: {
-      double s = 0;
-      for (int i = 0; i < 3; ++i) s += std::max(p.mesh->lo[i] * w[i], p.mesh->hi[i] * w[i]);
-      return s;
-    }
-    case PrimitiveKind::Slab: return across == 0 ? p.half_thickness * std::abs(w.z()) : kInf;
-    case PrimitiveKind::HalfSpace: return across == 0 && w.z() >= 0 ? 0.0 : kInf;
-    case PrimitiveKind::InfiniteCylinder: return w.z() == 0 ? p.r * across : kInf;
-  }
-  return kInf;
-}
-
-// The same in the frame p was placed in (x_prim = A x + b).
-double support(const Placed& p, const Vec3& v) {
-  const Vec3 w = p.A * v;
-  const double s = support_local(p, w);
-  return std::isfinite(s) ? s - w.dot(p.b) : kInf;
-}
+using lines::support;
 
 // An upper bound of max d·x over (the cell of prims) ∩ {|z| ≤ h}: min over t and P of h_P(d − t z) + |t| h. Each
 // primitive's function of t is convex: golden section on [−T, T] (any t gives a valid bound; this only tightens it).
