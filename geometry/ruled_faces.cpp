@@ -673,7 +673,7 @@ void integrate(Problem& pb, Panel& p) {
 
 // Proves a and b disjoint by a separating plane: h_a(d) + h_b(−d) < 0 for some d, h of a cell the least of its
 // primitives' supports (a bound for their intersection). d is searched about −z (the normal estimate points from b
-// toward a) by alternating Brent searches on two tilts. Where no face found the lens, this tells an overlap the
+// toward a), then about +z, by alternating Brent searches on two tilts. Where no face found the lens, this tells an overlap the
 // sampling missed (the query then goes to the convex lens) from none.
 bool separated(const std::vector<lines::Placed>& placed, size_t a_end) {
   auto cell_support = [&](size_t begin, size_t end, const Vec3& d) {
@@ -681,24 +681,27 @@ bool separated(const std::vector<lines::Placed>& placed, size_t a_end) {
     for (size_t k = begin; k < end; ++k) h = std::min(h, lines::support(placed[k], d));
     return h;
   };
-  double tilt[2] = {0, 0};
-  auto gap = [&](const double* t) {
-    const Vec3 d = Vec3(t[0], t[1], -1).normalized();
-    return cell_support(0, a_end, d) + cell_support(a_end, placed.size(), -d);
-  };
-  double best = gap(tilt);
-  for (int round = 0; round < 4 && best >= 0; ++round)
-    for (int k = 0; k < 2 && best >= 0; ++k) {
-      double t[2] = {tilt[0], tilt[1]}, neg = 0;
-      auto f = [&](double x) {
-        t[k] = x;
-        const double g = gap(t);
-        return std::isfinite(g) ? -g : -1e300;
-      };
-      const double at = lens::brent_max(f, tilt[k] - 2, tilt[k] + 2, 1e-6, neg);
-      if (-neg < best) best = -neg, tilt[k] = at;
-    }
-  return best < 0;
+  for (double side : {-1.0, 1.0}) {  // about −z first, then +z (an estimate that points the wrong way)
+    double tilt[2] = {0, 0};
+    auto gap = [&](const double* t) {
+      const Vec3 d = Vec3(t[0], t[1], side).normalized();
+      return cell_support(0, a_end, d) + cell_support(a_end, placed.size(), -d);
+    };
+    double best = gap(tilt);
+    for (int round = 0; round < 4 && best >= 0; ++round)
+      for (int k = 0; k < 2 && best >= 0; ++k) {
+        double t[2] = {tilt[0], tilt[1]}, neg = 0;
+        auto f = [&](double x) {
+          t[k] = x;
+          const double g = gap(t);
+          return std::isfinite(g) ? -g : -1e300;
+        };
+        const double at = lens::brent_max(f, tilt[k] - 2, tilt[k] + 2, 1e-6, neg);
+        if (-neg < best) best = -neg, tilt[k] = at;
+      }
+    if (best < 0) return true;
+  }
+  return false;
 }
 
 }  // namespace
