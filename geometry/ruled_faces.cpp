@@ -207,9 +207,9 @@ struct Problem {
     return r;
   }
 
-  Eval evaluate(const Face& f, double s, Chord* ends = nullptr) {
+  Eval evaluate(const Face& f, double s, Chord* ends = nullptr) { return evaluate(f, ruling(f, s), ends); }
+  Eval evaluate(const Face& f, const Ruling& r, Chord* ends = nullptr) {
     ++lines;
-    const Ruling r = ruling(f, s);
     Eval e;
     for (int i = 0; i < static_cast<int>(cons.size()); ++i) {
       if (i == f.constraint) continue;
@@ -228,14 +228,14 @@ struct Problem {
   // The moments of one ruling's chord, about ref, with the field (z − ref_z) e_z (3-point Gauss–Legendre: the
   // integrand is a polynomial of degree 4 in t).
   Moments ruling_moments(const Face& f, double s) {
-    const Eval e = evaluate(f, s);
+    const Ruling r = ruling(f, s);
+    const Eval e = evaluate(f, r);
     Moments m{};
     if (!(e.length() > 0)) return m;
     if (!std::isfinite(e.length())) {
       failed = true;
       return m;
     }
-    const Ruling r = ruling(f, s);
     const double mid = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
     static const double node = std::sqrt(0.6);
     const double ts[3] = {mid - half * node, mid, mid + half * node};
