@@ -29,19 +29,7 @@ CellPrimitives prims_of(const std::vector<Primitive>& ps) {
   return out;
 }
 
-struct Reference {
-  double V = 0;
-  Vec3 c = Vec3::Zero();
-  Mat3 J = Mat3::Zero();
-};
-// From raw sums (V, ∫x, ∫x xᵀ) to V, the centroid and J about it.
-Reference from_raw(double V, const Vec3& m1, const Mat3& m2) {
-  Reference r;
-  r.V = V, r.c = m1 / V;
-  const Mat3 S = m2 - V * r.c * r.c.transpose();
-  r.J = S.trace() * Mat3::Identity() - S;
-  return r;
-}
+using Reference = MomentsReference;
 
 // The ruled-faces moments of a ∩ b through the function itself (so that a fallback to the lens cannot hide a
 // failure), with the frame's z along `normal` and its origin at `at`.
@@ -59,15 +47,6 @@ std::optional<Reference> ruled(const std::vector<Primitive>& a, const Pose& pa, 
   Reference r;
   r.V = m->m0, r.c = frame.apply(c), r.J = R * J * R.transpose();
   return r;
-}
-
-void check_against(const Reference& q, const Reference& r, double tol, const char* what) {
-  INFO(what);
-  const double dV = rel(q.V, r.V), dc = (q.c - r.c).norm() / std::cbrt(r.V), dJ = (q.J - r.J).norm() / r.J.norm();
-  std::printf("%s: V %.3e, V err %.2e, centroid %.2e of V^(1/3), J %.2e\n", what, r.V, dV, dc, dJ);
-  CHECK(dV < tol);
-  CHECK(dc < tol);
-  CHECK(dJ < tol);
 }
 
 // Cylinder A (radius ra) along x, cylinder B (radius rb) upright with its axis at (x0, y0) and its flat bottom at
@@ -93,7 +72,7 @@ Reference end_on_side(double ra, double rb, double x0, double y0, double zb) {
   }
   Mat3 m2;
   m2 << Sxx, x0 * My, x0 * Mz, x0 * My, Syy, Syz, x0 * Mz, Syz, Szz;
-  return from_raw(V, Vec3(x0 * V, My, Mz), m2);
+  return moments_from_raw(V, Vec3(x0 * V, My, Mz), m2);
 }
 
 }  // namespace
@@ -123,7 +102,7 @@ TEST_CASE("ruled faces: the Steinmetz bicylinder against its closed form", "[geo
       const Mat3 R = move.rotation.toRotationMatrix();
       e.J = R * exact.J * R.transpose();
       std::printf("tol %g, %ld rulings: ", tol, lines);
-      check_against(*q, e, tol, "Steinmetz bicylinder");
+      check_moments(*q, e, tol, "Steinmetz bicylinder");
     }
   }
 }
@@ -148,7 +127,7 @@ TEST_CASE("ruled faces: a cylinder's flat end pressed into another's side, again
         INFO("y0 " << y0 << " depth " << depth << " tol " << tol);
         REQUIRE(q);
         // The reference's own error: its 600 nodes resolve the square-root ends to ~1e-9 of V.
-        check_against(*q, r, std::max(tol, 1e-8), "end on a side");
+        check_moments(*q, r, std::max(tol, 1e-8), "end on a side");
       }
       // And through the query: the same answer, not the lens's or the column engine's.
       const Interference x = interference(make_cell({A}), pa, make_cell({B}), pb);
@@ -232,7 +211,7 @@ TEST_CASE("ruled faces: cylinders, cones and cut cylinders at random attitudes a
       ++total;
       if (!q) continue;  // declined (the lens takes it): counted below
       ++served;
-      check_against(*q, r, 1e-3, c.name);
+      check_moments(*q, r, 1e-3, c.name);
       // The default query gives the same (whichever path serves it).
       const Interference x = interference(A, pa, B, pb);
       CHECK(rel(x.volume, ref.volume) < 1e-3);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -238,6 +239,37 @@ inline CrossedReference crossed_cylinders(double a, double b, double h) {
   CrossedReference r;
   r.V = V, r.zc = Mz / V, r.xx = Ixx, r.yy = Iyy, r.zz = Izz - V * r.zc * r.zc;
   return r;
+}
+
+// V, the centroid and J about it (unit density), for references computed independently.
+struct MomentsReference {
+  double V = 0;
+  Vec3 c = Vec3::Zero();
+  Mat3 J = Mat3::Zero();
+};
+// From raw sums (V, ∫x, ∫x xᵀ).
+inline MomentsReference moments_from_raw(double V, const Vec3& m1, const Mat3& m2) {
+  MomentsReference r;
+  r.V = V, r.c = m1 / V;
+  const Mat3 S = m2 - V * r.c * r.c.transpose();  // second moments about the centroid
+  r.J = S.trace() * Mat3::Identity() - S;
+  return r;
+}
+inline MomentsReference moments_of(const Interference& q) {
+  MomentsReference r;
+  r.V = q.volume, r.c = q.centroid, r.J = q.inertia;
+  return r;
+}
+// V relative, the centroid relative to V^(1/3) and J relative (Frobenius) within tol; printed. The test file includes
+// Catch before this header.
+inline void check_moments(const MomentsReference& q, const MomentsReference& r, double tol, const char* what) {
+  INFO(what);
+  const double dV = std::abs(q.V - r.V) / r.V, dc = (q.c - r.c).norm() / std::cbrt(r.V),
+               dJ = (q.J - r.J).norm() / r.J.norm();
+  std::printf("%s: V %.3e, V err %.2e, centroid %.2e of V^(1/3), J %.2e\n", what, r.V, dV, dc, dJ);
+  CHECK(dV < tol);
+  CHECK(dc < tol);
+  CHECK(dJ < tol);
 }
 
 // Uniformly distributed over rotations (a normalised Gaussian quaternion).
