@@ -87,12 +87,7 @@ TEST_CASE("convex lens: curved pairs at random attitudes against the column engi
       const Quat qa = random_rotation(rng), qb = random_rotation(rng);
       const Vec3 offset(0.02 * (unit(rng) - 0.5), 0.02 * (unit(rng) - 0.5), 0);
       const double target = std::pow(10.0, -9 + 2 * unit(rng));
-      double lo = -0.2, hi = 0.3;
-      for (int it = 0; it < 40; ++it) {
-        const double z = 0.5 * (lo + hi);
-        const Interference x = interference(c.a, Pose{Vec3::Zero(), qa}, c.b, Pose{offset + Vec3(0, 0, z), qb});
-        (x.volume > target ? lo : hi) = z;
-      }
+      const double hi = height_for_volume(c.a, Pose{Vec3::Zero(), qa}, c.b, qb, offset, target, -0.2, 0.3, 40);
       const Pose pa{Vec3::Zero(), qa}, pb{offset + Vec3(0, 0, hi), qb};
       const Interference q = interference(c.a, pa, c.b, pb);
       const Interference ref = interference(c.a, pa, c.b, pb, column);

@@ -195,11 +195,7 @@ TEST_CASE("ruled faces: cylinders, cones and cut cylinders at random attitudes a
       const Quat qa = random_rotation(rng), qb = random_rotation(rng);
       const Vec3 offset(0.02 * (unit(rng) - 0.5), 0.02 * (unit(rng) - 0.5), 0);
       const double target = std::pow(10.0, -9 + 2 * unit(rng));
-      double lo = -0.3, hi = 0.4;
-      for (int it = 0; it < 45; ++it) {
-        const double z = 0.5 * (lo + hi);
-        (interference(A, Pose{Vec3::Zero(), qa}, B, Pose{offset + Vec3(0, 0, z), qb}).volume > target ? lo : hi) = z;
-      }
+      const double hi = height_for_volume(A, Pose{Vec3::Zero(), qa}, B, qb, offset, target, -0.3, 0.4, 45);
       const Pose pa{Vec3::Zero(), qa}, pb{offset + Vec3(0, 0, hi), qb};
       const Interference ref = interference(A, pa, B, pb, column);
       INFO(c.name << " trial " << trial << " V " << ref.volume);
@@ -231,11 +227,7 @@ TEST_CASE("ruled faces: V(h) is smooth, a cylinder lowered onto a frustum at a g
   const Pose pa{Vec3::Zero(), Quat(Eigen::AngleAxisd(0.3, Vec3(1, 0.2, 0).normalized()))};
   const Quat qb(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()));
   const Vec3 at(0.004, 0.003, 0);
-  double lo = -0.3, hi = 0.4;  // the height where V reaches 1e-8 m³
-  for (int it = 0; it < 50; ++it) {
-    const double z = 0.5 * (lo + hi);
-    (interference(A, pa, B, Pose{at + Vec3(0, 0, z), qb}).volume > 1e-8 ? lo : hi) = z;
-  }
+  const double hi = height_for_volume(A, pa, B, qb, at, 1e-8, -0.3, 0.4, 50);  // where V reaches 1e-8 m³
   const int n = 1001;
   std::vector<double> V(n);
   for (int k = 0; k < n; ++k) V[k] = interference(A, pa, B, Pose{at + Vec3(0, 0, hi - k * 1e-6), qb}).volume;
@@ -305,11 +297,7 @@ TEST_CASE("ruled faces: cells whose boxes overlap but which do not answer no ove
                                                               rod(PrimitiveKind::Cylinder, 0.03, 0.4)},
                              {rod(PrimitiveKind::Cylinder, 0.05, 0.4), rod(PrimitiveKind::Cone, 0.04, 0.1, 0.0)}}) {
     const Cell A = make_cell({a}), B = make_cell({b});
-    double lo = -0.3, hi = 0.4;
-    for (int it = 0; it < 50; ++it) {
-      const double z = 0.5 * (lo + hi);
-      (interference(A, Pose{}, B, Pose{Vec3(0.004, 0.003, z), qb}, column).volume > 0 ? lo : hi) = z;
-    }
+    const double hi = height_for_volume(A, Pose{}, B, qb, Vec3(0.004, 0.003, 0), 0, -0.3, 0.4, 50, column);  // touching
     for (double gap : {1e-3, 1e-5, 1e-7}) {
       const Pose pb{Vec3(0.004, 0.003, hi + gap), qb};
       INFO("gap " << gap);

@@ -241,6 +241,17 @@ inline CrossedReference crossed_cylinders(double a, double b, double h) {
   return r;
 }
 
+// The height z in [lo, hi] at which b, at `at` + z e_z with attitude qb, overlaps a (at pa) by V = target: bisection,
+// V falling from lo to hi (b lowered onto a from above).
+inline double height_for_volume(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at,
+                                double target, double lo, double hi, int iterations, const QueryOptions& options = {}) {
+  for (int it = 0; it < iterations; ++it) {
+    const double z = 0.5 * (lo + hi);
+    (interference(a, pa, b, Pose{at + Vec3(0, 0, z), qb}, options).volume > target ? lo : hi) = z;
+  }
+  return hi;
+}
+
 // V, the centroid and J about it (unit density), for references computed independently.
 struct MomentsReference {
   double V = 0;
