@@ -532,6 +532,9 @@ struct FaceRuns {
       auto L = [&](double s) { return length(s); };
       const double at = lens::brent_max(L, x[jl], x[jh], 1e-7 * width, best);
       if (!(best > 0)) continue;
+      bool known = false;  // neighbouring brackets can hold the same run
+      for (const Run& r : runs) known = known || (at >= r.a && at <= r.b);
+      if (known) continue;
       const Eval v = pb.evaluate(f, at);
       runs.push_back({edge(at, v, x[jl], e[jl]), edge(at, v, x[jh], e[jh])});
     }
