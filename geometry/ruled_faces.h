@@ -8,16 +8,19 @@
 // plane, a cylinder's side, a cone's side), and along a ruling the face's n_z dA and the integrands are polynomials
 // whose limits, the ruling's chord inside all the other constraints, are exact (a slab's two planes, a quadric's
 // two roots). So each face is a one-dimensional integral over its rulings (docs/geometry.md, "Ruled faces"):
-//  - the rulings that lie in the lens form runs located by false position on the chord's signed length (continuous
-//    across the run's ends, where a missed quadric keeps an inverted chord);
+//  - the rulings that lie in the lens form runs: from 16 samples of the chord's signed length (continuous across a
+//    run's ends, where a missed quadric keeps an inverted chord), and from seeds, the chord ends on other faces'
+//    constraints, which lie on those faces too (the lens's boundary is connected: one run leads to all); each end
+//    located by false position;
 //  - each run is split where the constraints that end the chord change (false position on the two ends' gap);
 //  - each piece by nested Clenshaw–Curtis rules under a sine map (9, then 17 nodes; the chord length vanishes like
 //    a square root at a tangency), halved until the estimates meet the tolerance on V, the first and the second
 //    moments.
 // With z₀ inside the lens, every face's share is of the order of V, so nothing cancels in a shallow contact. The
-// result is continuous in the poses. When a run or a piece cannot be resolved (a ruling parallel to a face of the
-// other cell, a coplanar pair of faces, an estimate that does not converge) the function answers nothing and the
-// caller takes the convex lens: never a silently worse answer.
+// result is continuous in the poses. Where no face finds the lens, a separating plane proves that there is none.
+// When a run or a piece cannot be resolved (coincident planes, an unbounded chord, an estimate that does not converge,
+// no run and no separating plane) the function answers nothing and the caller takes the convex lens: never a
+// silently worse answer.
 #pragma once
 #include <optional>
 
