@@ -275,6 +275,12 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
     // No closed form, but a ring torus on either side: its meridian sweep (geometry/torus_sweep.h).
     if (!m) m = torus_sweep_moments(A, pose_i, B, pose_j, origin, options.tolerance);
     if (!m) m = torus_sweep_moments(B, pose_j, A, pose_i, origin, options.tolerance);
+    // A torus against planes, cylinders and cones that the sweep does not take (an edge or an apex within reach): the
+    // surface form over the other cell's faces, with a field tangent to the tube (geometry/ruled_faces.h).
+    if (!m && ruled_torus_pair(A, B)) {
+      long lines = 0;
+      m = ruled_faces_moments(A, pose_i, B, pose_j, Pose{origin, Quat::Identity()}, options.tolerance, lines);
+    }
   }
   if (!m) return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
   Interference out;

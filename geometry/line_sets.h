@@ -61,6 +61,15 @@ IntervalList subtract(const IntervalList& a, const IntervalList& b);
 IntervalList cell_line_set(const std::vector<Placed>& prims, size_t begin, size_t end, const Vec3& o, const Vec3& w,
                            double s0, double s1);
 
+// A ring torus's chord along x = o + s w (|w| = 1, in Q) on [s0, s1], exact (a quartic's roots). Where the line
+// misses, a continuation for searches: s_near, the point of [s0, s1] where the torus's quartic is least, and there
+// clearance2 = d² − r² (d the distance to the tube's centre circle), which falls to 0 at a tangency.
+struct TorusChord {
+  IntervalList set;
+  double s_near = 0, clearance2 = 0;
+};
+TorusChord torus_chord(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
+
 // Bounds in Q of the cell prims[begin, end) (complements ignored: they only remove).
 void placed_cell_bounds(const std::vector<Placed>& prims, size_t begin, size_t end, Vec3& lo, Vec3& hi);
 

@@ -144,7 +144,7 @@ struct Face {
 
 struct Ruling {
   Vec3 o, w;
-  double j0 = 0, j1 = 0;  // n_z dA = (j0 + j1 t) dσ dt
+  Vec3 n0 = Vec3::Zero(), n1 = Vec3::Zero();  // n dA = (n0 + n1 t) dσ dt
 };
 
 // One ruling's state: the chord's ends over every constraint but the face's own, which constraints set them.
@@ -160,6 +160,7 @@ using Moments = std::array<double, 10>;  // ∫1, x, y, z, xx, xy, xz, yy, yz, z
 struct Panel {
   int face = 0;
   double a = 0, b = 0;
+  int turn_nodes = 0;  // > 0: a whole turn of a side, by the periodic trapezoid rule on this many nodes
   Moments value{}, error{};
 };
 
@@ -173,6 +174,17 @@ struct Problem {
   long lines = 0;
   bool failed = false;
   bool frozen = false;  // ref fixed: the integration has begun
+  // The tube mode: the other cell is a lone ring torus. Its chord (exact, a quartic's roots) joins the constraints'
+  // as constraint number cons.size(); it has no faces, since the field the moments take is tangent to its tube.
+  bool tube = false;
+  std::vector<lines::Placed> torus;  // the torus alone, placed in Q
+  double alpha_cut = 0;              // the tube angle where the field is cut, opposite the lens
+  // The tube angles (unwrapped from the cut) the integration met: a lens that reaches around more than half the tube
+  // may cross the cut (or hold the tube's centre circle), where the field is not smooth: declined.
+  mutable double alpha_min = kInf, alpha_max = -kInf;
+  double chord_tolerance = 0.03;  // √ of the query's tolerance: the tube field's chords' budget (tube_moments)
+  int torus_arg() const { return static_cast<int>(cons.size()); }
+  Moments tube_moments(const Ruling& r, double lo, double hi) const;
 
   // The searches' functions, bounded: a ruling nearly along a cylinder has one root far away, and an unbounded value
   // would stall false position for many steps. Linear near 0 (the root), ±1 beyond the scale s, which the caller takes
@@ -196,14 +208,14 @@ struct Problem {
     if (!f.side) {
       r.o = q.p + f.level * q.a + s * f.v;
       r.w = f.u;
-      r.j0 = f.sign * q.a.z();
+      r.n0 = f.sign * q.a;
       return r;
     }
     const Vec3 er = std::cos(s) * q.e1 + std::sin(s) * q.e2;
     r.o = q.p + q.c * er;
     r.w = q.a + q.k * er;
-    const double nz = er.z() - q.k * q.a.z();
-    r.j0 = q.c * nz, r.j1 = q.k * nz;
+    const Vec3 n = er - q.k * q.a;
+    r.n0 = q.c * n, r.n1 = q.k * n;
     return r;
   }
 
@@ -217,6 +229,25 @@ struct Problem {
       if (ends) ends[i] = c;
       if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = i;
       if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = i;
+    }
+    if (tube && e.lo < e.hi) {
+      Chord c{kInf, -kInf};
+      if (!std::isfinite(e.lo) || !std::isfinite(e.hi)) {
+        failed = true;
+      } else {
+        const double wn = r.w.norm();
+        const lines::TorusChord tc = lines::torus_chord(torus[0], r.o, r.w / wn, e.lo * wn, e.hi * wn);
+        if (tc.set.n > 1) failed = true;  // a ruling through the tube twice: not taken
+        if (tc.set.n >= 1) {
+          c = Chord{tc.set.v[0][0] / wn, tc.set.v[0][1] / wn};
+        } else {  // a miss: an inverted chord about the nearest point, -2√(d² − r²) long (like a missed quadric's)
+          const double h = std::sqrt(tc.clearance2) / wn, mid = tc.s_near / wn;
+          c = Chord{mid + h, mid - h};
+        }
+      }
+      if (ends) ends[torus_arg()] = c;
+      if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = torus_arg();
+      if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = torus_arg();
     }
     if (!frozen && e.length() > best_length && std::isfinite(e.length())) {
       best_length = e.length();
@@ -236,13 +267,14 @@ struct Problem {
       failed = true;
       return m;
     }
+    if (tube) return tube_moments(r, e.lo, e.hi);
     const double mid = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
     static const double node = std::sqrt(0.6);
     const double ts[3] = {mid - half * node, mid, mid + half * node};
     const double ws[3] = {half * 5.0 / 9, half * 8.0 / 9, half * 5.0 / 9};
     for (int i = 0; i < 3; ++i) {
       const Vec3 y = r.o + ts[i] * r.w - ref;
-      const double J = ws[i] * (r.j0 + r.j1 * ts[i]), z = y.z(), jz = J * z, jzz = 0.5 * J * z * z;
+      const double J = ws[i] * (r.n0.z() + r.n1.z() * ts[i]), z = y.z(), jz = J * z, jzz = 0.5 * J * z * z;
       m[0] += jz;
       m[1] += jz * y.x(), m[2] += jz * y.y(), m[3] += jzz;
       m[4] += jz * y.x() * y.x(), m[5] += jz * y.x() * y.y(), m[6] += jzz * y.x();
@@ -251,6 +283,103 @@ struct Problem {
     return m;
   }
 };
+
+// The tube mode's field. In the torus's frame, with s and α the polar coordinates about the tube's centre circle in
+// each meridian plane (ρ = R + s cos α, z = s sin α), the field F = F_α ê_α with
+//   ρ F_α = H(α) = ∫ from α_0 to α of s ρ g dα'
+// has ∇·F = (1 / (s ρ)) ∂(ρ F_α)/∂α = g and is tangent to every tube s = const, the torus's surface among them. So
+// ∫ g over torus ∩ cell = ∫ F·n over the cell's faces inside the torus alone. It is smooth away from the cut
+// α = α_c (α unwrapped into [α_c, α_c + 2π)), which is put opposite the lens; α_0 = α_c + π, ref's. g is each
+// moment's integrand about ref (1, x, y, z, x², ...), a polynomial of degree ≤ 2 in (ρ, z) at fixed φ: s ρ g is a
+// trigonometric polynomial of degree ≤ 3 in α, integrated in closed form. ê_α lies in the meridian plane, so F has no
+// flux through one either. Along a ruling F is no polynomial: Gauss–Kronrod on the chord, halved until its estimate
+// meets the tolerance.
+Moments Problem::tube_moments(const Ruling& r, double lo, double hi) const {
+  const lines::Placed& T = torus[0];
+  const double R = T.major;
+  const Mat3 Rt = T.A.transpose();     // Q ← torus frame
+  const Vec3 shift = -Rt * T.b - ref;  // the torus centre about ref, in Q
+  // The ruling and its n dA in the torus's frame.
+  const Vec3 o = T.A * r.o + T.b, w = T.A * r.w, n0 = T.A * r.n0, n1 = T.A * r.n1;
+  // ∫ u^i v^j dα (u = cos α, v = sin α) for the pairs that occur; order: 00, 10, 20, 30, 01, 11, 21, 02, 12.
+  auto antiderivatives = [](double a, double u, double v, double* I) {
+    I[0] = a, I[1] = v, I[2] = 0.5 * (a + u * v), I[3] = v - v * v * v / 3, I[4] = -u, I[5] = 0.5 * v * v,
+    I[6] = -u * u * u / 3, I[7] = 0.5 * (a - u * v), I[8] = v * v * v / 3;
+  };
+  // H is measured from ref's tube angle (α_c + π), not from the cut: that adds C(s, φ) / ρ ê_α, which has no
+  // divergence and no flux through a tube, and keeps F small across the lens, so the faces' shares do not cancel.
+  double I0[9];
+  antiderivatives(alpha_cut + kPi, -std::cos(alpha_cut), -std::sin(alpha_cut), I0);
+  // F·(n0 + n1 t) for the ten moments at t. Each moment's g about ref is 1, y_k or y_k y_l with y_k = a_k·(1, ρ, z)
+  // at this φ, so with s ρ g = s Σ c_ij u^i v^j (ρ = R + s u, z = s v), H / s = Σ_j A_j B_j over g's six
+  // coefficients A in (1, ρ, z, ρ², ρz, z²): B holds the integrated trigonometric monomials, shared by all ten.
+  auto integrand = [&](double t, Moments& m) {
+    const Vec3 x = o + t * w;
+    const double rho = std::sqrt(x.x() * x.x() + x.y() * x.y()), cphi = x.x() / rho, sphi = x.y() / rho;
+    const double du = rho - R, z = x.z(), s = std::sqrt(du * du + z * z), u = du / s, v = z / s;
+    double alpha = std::atan2(z, du);
+    alpha = alpha_cut + (alpha - alpha_cut) - 2 * kPi * std::floor((alpha - alpha_cut) / (2 * kPi));
+    alpha_min = std::min(alpha_min, alpha), alpha_max = std::max(alpha_max, alpha);
+    double I[9];
+    antiderivatives(alpha, u, v, I);
+    for (int k = 0; k < 9; ++k) I[k] -= I0[k];
+    const double s2 = s * s, s3 = s2 * s, R2 = R * R;
+    const double B0 = R * I[0] + s * I[1], B1 = R2 * I[0] + 2 * R * s * I[1] + s2 * I[2],
+                 B2 = s * R * I[4] + s2 * I[5],
+                 B3 = R2 * R * I[0] + 3 * R2 * s * I[1] + 3 * R * s2 * I[2] + s3 * I[3],
+                 B4 = s * R2 * I[4] + 2 * s2 * R * I[5] + s3 * I[6], B5 = s2 * R * I[7] + s3 * I[8];
+    // F_α = s (H / s) / ρ along ê_α = (−v cos φ, −v sin φ, u).
+    const Vec3 n = n0 + t * n1;
+    const double flux = (u * n.z() - v * (cphi * n.x() + sphi * n.y())) * s / rho;
+    Vec3 a[3];
+    for (int k = 0; k < 3; ++k) a[k] = Vec3(shift[k], Rt(k, 0) * cphi + Rt(k, 1) * sphi, Rt(k, 2));
+    const Vec3 b(B0, B1, B2);
+    Mat3 M;
+    M << B0, B1, B2, B1, B3, B4, B2, B4, B5;
+    const Vec3 Ma[3] = {M * a[0], M * a[1], M * a[2]};
+    m[0] = flux * B0;
+    for (int k = 0; k < 3; ++k) m[1 + k] = flux * a[k].dot(b);
+    m[4] = flux * a[0].dot(Ma[0]), m[5] = flux * a[0].dot(Ma[1]), m[6] = flux * a[0].dot(Ma[2]);
+    m[7] = flux * a[1].dot(Ma[1]), m[8] = flux * a[1].dot(Ma[2]), m[9] = flux * a[2].dot(Ma[2]);
+  };
+  // Gauss–Kronrod 7 on the chord, halved where the difference from its 3 Gauss nodes exceeds the piece's share (by
+  // length) of √tolerance times the whole chord's V. That difference is the 3-point rule's error; the 7-point rule's,
+  // exact to degree 11 where the 3-point one is to degree 5, is about its square (on the apex pose, √tol gave V
+  // within 8e-6 of the column engine). Near the tube's centre circle the field turns quickly but is small, so the
+  // budget is the whole chord's, not each piece's.
+  static const double xk[7] = {-0.9604912687080203, -0.7745966692414834, -0.4342437493468026, 0.0,
+                               0.4342437493468026,  0.7745966692414834,  0.9604912687080203};
+  static const double wk[7] = {0.1046562260264673, 0.2684880898683334, 0.4013974147759622, 0.4509165386584741,
+                               0.4013974147759622, 0.2684880898683334, 0.1046562260264673};
+  static const double wg[7] = {0, 5.0 / 9, 0, 8.0 / 9, 0, 5.0 / 9, 0};
+  Moments total{};
+  double scale = -1;
+  struct Piece {
+    double a, b;
+    int depth;
+  };
+  Piece todo[16];
+  int n = 0;
+  todo[n++] = {lo, hi, 0};
+  while (n > 0) {
+    const Piece pc = todo[--n];
+    const double mid = 0.5 * (pc.a + pc.b), half = 0.5 * (pc.b - pc.a);
+    Moments k{}, v;
+    double g0 = 0;
+    for (int i = 0; i < 7; ++i) {
+      integrand(mid + half * xk[i], v);
+      for (int c = 0; c < 10; ++c) k[c] += half * wk[i] * v[c];
+      g0 += half * wg[i] * v[0];
+    }
+    if (scale < 0) scale = std::abs(k[0]);
+    if (pc.depth < 6 && std::abs(k[0] - g0) > chord_tolerance * scale * (pc.b - pc.a) / (hi - lo) + 1e-300) {
+      todo[n++] = {pc.a, mid, pc.depth + 1}, todo[n++] = {mid, pc.b, pc.depth + 1};
+      continue;
+    }
+    for (int c = 0; c < 10; ++c) total[c] += k[c];
+  }
+  return total;
+}
 
 // Arcs of the circle as intervals of [0, 2π), sorted.
 using Arcs = std::vector<std::array<double, 2>>;
@@ -396,7 +525,7 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
     pb.failed = true;
     return;
   }
-  std::vector<Chord> ends0(pb.cons.size()), ends1(pb.cons.size()), ends(pb.cons.size());
+  std::vector<Chord> ends0(pb.cons.size() + 1), ends1(pb.cons.size() + 1), ends(pb.cons.size() + 1);
   const Eval e0 = pb.evaluate(f, x0, ends0.data()), e1 = pb.evaluate(f, x1, ends1.data());
   int mode = 0, c0 = -1, c1 = -1;
   if ((e0.length() > 0) != (e1.length() > 0)) mode = 1;
@@ -599,7 +728,10 @@ struct FaceRuns {
     std::sort(breaks.begin(), breaks.end());
     for (size_t k = 0; k + 1 < breaks.size(); ++k) {
       if (!(breaks[k + 1] > breaks[k])) continue;
-      out.push_back(Panel{face_index, breaks[k], breaks[k + 1]});
+      Panel p{face_index, breaks[k], breaks[k + 1]};
+      // A whole turn without a switch: its rulings' moments are smooth and periodic.
+      if (breaks.size() == 2 && face().side && r.b - r.a >= 2 * kPi - 1e-12) p.turn_nodes = 16;
+      out.push_back(p);
       const double s = 0.5 * (breaks[k] + breaks[k + 1]);
       const Eval e = pb.evaluate(face(), s);
       if (!(e.length() > 0) || !std::isfinite(e.length())) continue;
@@ -617,7 +749,7 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
   std::vector<FaceRuns> faces;
   for (int i = 0; i < n; ++i) {
     const double width = pb.faces[i].d1 - pb.faces[i].d0;
-    faces.push_back(FaceRuns{pb, i, width, 1e-11 * width});
+    faces.push_back(FaceRuns{pb, i, width, 1e-11 * width, {}, {}});
   }
   std::vector<std::vector<Run>> runs(n);
   bool any = false;
@@ -625,9 +757,10 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
     faces[i].from_samples(runs[i]);
     any = any || !runs[i].empty();
   }
-  for (int i = 0; i < n && !any; ++i) {
+  // The tube mode searches every face: its faces' pieces meet only across the torus, which has no faces to seed.
+  for (int i = 0; i < n && (!any || pb.tube); ++i) {
     faces[i].from_searches(runs[i]);
-    any = !runs[i].empty();
+    any = any || !runs[i].empty();
   }
   std::vector<Seed> seeds;
   for (int i = 0; i < n; ++i)
@@ -660,6 +793,21 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
 // the error estimate.
 void integrate(Problem& pb, Panel& p) {
   const Face& f = pb.faces[p.face];
+  if (p.turn_nodes > 0) {  // smooth and periodic: the trapezoid rule converges geometrically; its odd nodes' share
+    const int n = p.turn_nodes;  // is the estimate
+    const double h = (p.b - p.a) / n;
+    Moments all{}, even{};
+    for (int k = 0; k < n; ++k) {
+      const Moments v = pb.ruling_moments(f, p.a + k * h);
+      for (int c = 0; c < 10; ++c) {
+        all[c] += h * v[c];
+        if (k % 2 == 0) even[c] += 2 * h * v[c];
+      }
+    }
+    p.value = all;
+    for (int c = 0; c < 10; ++c) p.error[c] = std::abs(all[c] - even[c]);
+    return;
+  }
   const lens::CcRule &r8 = lens::cc_rule(8), &r16 = lens::cc_rule(16);
   const lens::Mapped m16(r16, p.a, p.b), m8(r8, p.a, p.b);
   Moments i8{}, i16{};
@@ -707,32 +855,50 @@ bool separated(const std::vector<lines::Placed>& placed, size_t a_end) {
   return false;
 }
 
+bool ruled_cell(const CellPrimitives& cell) {
+  if (cell.empty()) return false;
+  for (const CellPrimitive& cp : cell) {
+    if (cp.complement) return false;
+    switch (cp.primitive.kind) {
+      case PrimitiveKind::Box: case PrimitiveKind::Cylinder: case PrimitiveKind::Cone:
+      case PrimitiveKind::InfiniteCylinder: case PrimitiveKind::HalfSpace: case PrimitiveKind::Slab: break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+bool lone_ring_torus(const CellPrimitives& cell) {
+  return cell.size() == 1 && !cell[0].complement && cell[0].primitive.kind == PrimitiveKind::Torus &&
+         cell[0].primitive.major_radius > cell[0].primitive.minor_radius;
+}
+
 }  // namespace
 
-bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) {
-  if (a.empty() || b.empty()) return false;
-  for (const CellPrimitives* cell : {&a, &b})
-    for (const CellPrimitive& cp : *cell) {
-      if (cp.complement) return false;
-      switch (cp.primitive.kind) {
-        case PrimitiveKind::Box: case PrimitiveKind::Cylinder: case PrimitiveKind::Cone:
-        case PrimitiveKind::InfiniteCylinder: case PrimitiveKind::HalfSpace: case PrimitiveKind::Slab: break;
-        default: return false;
-      }
-    }
-  return true;
+bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) { return ruled_cell(a) && ruled_cell(b); }
+
+bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b) {
+  return (ruled_cell(a) && lone_ring_torus(b)) || (lone_ring_torus(a) && ruled_cell(b));
 }
 
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
-  if (!ruled_faces_pair(a, b)) return std::nullopt;
+  if (lone_ring_torus(a) && ruled_cell(b)) return ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
   Problem pb;
+  pb.tube = ruled_cell(a) && lone_ring_torus(b);
+  pb.chord_tolerance = std::sqrt(tolerance);
+  if (!pb.tube && !ruled_faces_pair(a, b)) return std::nullopt;
   std::vector<lines::Placed> placed;
   for (const CellPrimitive& cp : a) placed.push_back(lines::place(cp, pose_a, frame));
   const size_t a_end = placed.size();
   for (const CellPrimitive& cp : b) placed.push_back(lines::place(cp, pose_b, frame));
-  for (const lines::Placed& pl : placed)
-    if (!add_constraints(pl, pb.cons)) return std::nullopt;
+  for (size_t k = 0; k < placed.size(); ++k) {
+    if (pb.tube && k >= a_end) {
+      pb.torus.push_back(placed[k]);
+      continue;
+    }
+    if (!add_constraints(placed[k], pb.cons)) return std::nullopt;
+  }
   Vec3 alo, ahi, blo, bhi;
   lines::placed_cell_bounds(placed, 0, a_end, alo, ahi);
   lines::placed_cell_bounds(placed, a_end, placed.size(), blo, bhi);
@@ -772,9 +938,10 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
       }
     }
     for (Face& f : fs) {
-      // n_z ≡ 0 on a plane parallel to the normal or a cylinder along it: no share of any moment.
-      if (!f.side && std::abs(q.a.z()) < 1e-15) continue;
-      if (f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15) continue;
+      // n_z ≡ 0 on a plane parallel to the normal or a cylinder along it: no share of any moment (of the field along
+      // z; the tube mode's field is not).
+      if (!pb.tube && !f.side && std::abs(q.a.z()) < 1e-15) continue;
+      if (!pb.tube && f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15) continue;
       add_face(pb, f);
     }
   }
@@ -793,6 +960,10 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
   }
   // ref (the middle of the longest chord found) now lies in the lens: every face's share is of the order of V.
   pb.frozen = true;
+  if (pb.tube) {  // the field's cut: the tube angle opposite ref's
+    const Vec3 xt = pb.torus[0].A * pb.ref + pb.torus[0].b;
+    pb.alpha_cut = std::atan2(xt.z(), std::hypot(xt.x(), xt.y()) - pb.torus[0].major) + kPi;
+  }
   for (Panel& p : panels) integrate(pb, p);
   // Halve the worst piece until the estimates meet the tolerance: on V, on the first moments (relative to V times
   // the lens's radius of gyration) and on the second (relative to their trace about ref).
@@ -826,6 +997,11 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
     auto worst = std::max_element(panels.begin(), panels.end(), [&](const Panel& x, const Panel& y) {
       return normalised(x.error) < normalised(y.error);
     });
+    if (worst->turn_nodes > 0) {
+      worst->turn_nodes *= 2;
+      integrate(pb, *worst);
+      continue;
+    }
     Panel right = *worst;
     const double mid = 0.5 * (worst->a + worst->b);
     worst->b = mid, right.a = mid;
@@ -834,6 +1010,7 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
     panels.push_back(right);
   }
   lines += pb.lines;
+  if (pb.tube && pb.alpha_max - pb.alpha_min > kPi) return std::nullopt;
   Moments t, err;
   totals(t, err);
   // About frame's origin: x = ref + y.

@@ -21,6 +21,15 @@
 // When a run or a piece cannot be resolved (coincident planes, an unbounded chord, an estimate that does not converge,
 // no run and no separating plane) the function answers nothing and the caller takes the convex lens: never a
 // silently worse answer.
+//
+// The tube mode: the same cell against a lone ring torus (a torus over a cone's apex or across an edge, where the
+// torus sweep declines). The field is then tangent to the torus's tube (ρ F_α = ∫ s ρ g dα in the tube's polar
+// coordinates s, α about its centre circle), so the torus's surface carries no flux and the cell's faces inside the
+// torus carry all the moments. The torus's chord along a ruling is exact (a quartic's roots; a miss keeps an inverted
+// chord, −2√(d² − r²) long, d the ruling's distance from the centre circle); F is no polynomial along a ruling, so
+// each chord is integrated by Gauss–Kronrod. Since no seeds cross the torus (it has no faces), every face is also
+// searched between its samples. A ruling through the tube twice, or a lens wrapping more than half around the tube
+// (where the field is cut), is declined.
 #pragma once
 #include <optional>
 
@@ -32,8 +41,12 @@ namespace vcsim::geo {
 // cylinder, none complemented.
 bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b);
 
+// True when one cell is a lone ring torus and the other's primitives are all of the kinds above: the tube mode.
+bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b);
+
 // Raw moments, in `frame`, of a ∩ b (frame: z the contact normal; its origin near the overlap). Nothing when the pair
-// is not ruled_faces_pair or the quadrature cannot meet `tolerance` (relative, on V and on the second moments).
+// is neither ruled_faces_pair nor ruled_torus_pair, or the quadrature cannot meet `tolerance` (relative, on V and on
+// the second moments).
 // lines: incremented by the rulings evaluated.
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines);

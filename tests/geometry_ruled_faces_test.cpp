@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "geometry/ruled_faces.h"
+#include "geometry/torus_sweep.h"
 #include "tests/cli_support.h"
 #include "tests/geometry_support.h"
 
@@ -311,4 +312,140 @@ TEST_CASE("ruled faces: cells whose boxes overlap but which do not answer no ove
       CHECK(!interference(A, Pose{}, B, pb).overlap);
     }
   }
+}
+
+namespace {
+Primitive ring_torus() {
+  Primitive p;
+  p.kind = PrimitiveKind::Torus;
+  p.major_radius = 0.05, p.minor_radius = 0.015;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("ruled faces, tube mode: a torus pressed into a box, against the torus-plane closed form",
+          "[geometry][ruled_faces][tube]") {
+  // The box's faces alone carry the moments (the field is tangent to the tube). Reference: the query's closed form
+  // for a torus against planes (meridian discs between exactly located breakpoints, < 1e-9; an independent path).
+  // Tilts that give one contact patch; depths for V 1e-9 … 1e-7 m³.
+  const Primitive table = box(Vec3(0.4, 0.4, 0.1)), tor = ring_torus();
+  const Cell A = make_cell({table}), B = make_cell({tor});
+  for (const double tilt : {0.3, 0.5, 1.2, M_PI / 2}) {
+    const Quat qt(Eigen::AngleAxisd(tilt, Vec3(1, 0.3, 0).normalized()));
+    for (double target : {1e-9, 1e-8, 1e-7}) {
+      const double z = height_for_volume(A, Pose{}, B, qt, Vec3(0.004, 0.003, 0), target, -0.2, 0.3, 60);
+      const Pose pt{Vec3(0.004, 0.003, z), qt};
+      const Interference exact = interference(A, Pose{}, B, pt);
+      REQUIRE(exact.overlap);
+      const auto q = ruled({table}, Pose{}, {tor}, pt, exact.centroid, Vec3::UnitZ(), 1e-3);
+      INFO("tilt " << tilt << " V " << target);
+      REQUIRE(q);
+      check_moments(*q, moments_of(exact), 1e-3, "torus on a box (tube mode)");
+    }
+  }
+}
+
+TEST_CASE("ruled faces, tube mode: a torus against boxes, cylinders and cones at random poses",
+          "[geometry][ruled_faces][tube]") {
+  // Random attitudes of both, V 1e-9 … 1e-6 m³: one patch or two, an edge, an apex, the cut cylinder's flat.
+  // References, both independent of the tube mode (which integrates the other cell's faces inside the torus):
+  //  - the torus sweep (meridian discs of the torus, a volume integral) at tolerance 1e-6, where it answers (no edge
+  //    or apex within its reach; its error ~1e-7 there);
+  //  - otherwise the column engine at tolerance 1e-6 (its error ~1e-5 at these depths).
+  // The tube mode, at the query's 1e-3, must serve nearly all of them (a ruling through the tube twice, or a lens
+  // that wraps more than half around the tube, is declined).
+  struct Case {
+    const char* name;
+    std::vector<Primitive> a;
+  };
+  const Primitive flats = box(Vec3(0.07, 1.0, 1.0));
+  const std::vector<Case> cases = {
+      {"box", {box(Vec3(0.4, 0.4, 0.1))}},
+      {"cylinder", {rod(PrimitiveKind::Cylinder, 0.05, 0.3)}},
+      {"frustum", {rod(PrimitiveKind::Cone, 0.05, 0.2, 0.02)}},
+      {"pointed cone", {rod(PrimitiveKind::Cone, 0.04, 0.1, 0.0)}},
+      {"cylinder with flats", {rod(PrimitiveKind::Cylinder, 0.05, 0.3), flats}},
+  };
+  const Primitive tor = ring_torus();
+  QueryOptions column;
+  column.closed_forms = false;
+  column.tolerance = 1e-6;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int served = 0, by_sweep = 0, total = 0;
+  for (const Case& c : cases) {
+    const Cell A = make_cell(c.a), B = make_cell({tor});
+    for (int trial = 0; trial < 6; ++trial) {
+      const Quat qa = random_rotation(rng), qb = random_rotation(rng);
+      const Vec3 offset(0.06 * (unit(rng) - 0.5), 0.06 * (unit(rng) - 0.5), 0);
+      const double target = std::pow(10.0, -9 + 3 * unit(rng));
+      const double hi = height_for_volume(A, Pose{Vec3::Zero(), qa}, B, qb, offset, target, -0.4, 0.4, 45);
+      const Pose pa{Vec3::Zero(), qa}, pt{offset + Vec3(0, 0, hi), qb};
+      const Interference q = interference(A, pa, B, pt);
+      INFO(c.name << " trial " << trial << " V " << q.volume);
+      if (!q.overlap) continue;  // the torus lowered around the cone through its hole
+      ++total;
+      long lines = 0;
+      const auto tube = ruled_faces_moments(prims_of(c.a), pa, prims_of({tor}), pt, Pose{q.centroid, Quat::Identity()},
+                                            1e-3, lines);
+      if (!tube) continue;
+      ++served;
+      const MomentsReference mine = moments_from_raw(tube->m0, tube->m1 + tube->m0 * q.centroid,
+                                                     tube->m2 + tube->m1 * q.centroid.transpose() +
+                                                         q.centroid * tube->m1.transpose() +
+                                                         tube->m0 * q.centroid * q.centroid.transpose());
+      if (const auto sweep = torus_sweep_moments(prims_of({tor}), pt, prims_of(c.a), pa, Vec3::Zero(), 1e-6)) {
+        ++by_sweep;
+        check_moments(mine, moments_from_raw(sweep->m0, sweep->m1, sweep->m2), 1e-3, c.name);
+      } else {
+        check_moments(mine, moments_of(interference(A, pa, B, pt, column)), 1e-3, c.name);
+      }
+    }
+  }
+  std::printf("tube mode served %d of %d random torus poses (%d against the torus sweep, the rest the column engine)\n",
+              served, total, by_sweep);
+  CHECK(served >= total - 1);
+  CHECK(by_sweep >= 5);
+}
+
+TEST_CASE("ruled faces, tube mode: a torus on its side over a cone's apex, against the column engine at 1e-5",
+          "[geometry][ruled_faces][tube]") {
+  // bench_curved_pairs' apex row, which the torus sweep declines (the apex is a corner) and the column engine served
+  // at 3–5 ms. The reference's own error at 1e-5 is ≤ 2e-8 against the polar quadrature of
+  // geometry_column_strips_test. Served by the tube mode through the query (no lattice: spacing 0).
+  const Primitive cone = rod(PrimitiveKind::Cone, 0.3 * std::tan(10 * M_PI / 180), 0.3, 0.0), tor = ring_torus();
+  const Cell A = make_cell({cone}), B = make_cell({tor});
+  const Quat side(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
+  QueryOptions column;
+  column.closed_forms = false;
+  column.tolerance = 1e-5;
+  for (double target : {1e-9, 1e-8, 1e-7}) {
+    const double z = height_for_volume(A, Pose{}, B, side, Vec3(0.004, 0.003, 0), target, -0.3, 0.4, 50);
+    const Pose pt{Vec3(0.004, 0.003, z), side};
+    const Interference q = interference(A, Pose{}, B, pt), ref = interference(A, Pose{}, B, pt, column);
+    INFO("V " << target);
+    REQUIRE(q.overlap);
+    CHECK(q.spacing == 0);
+    check_moments(moments_of(q), moments_of(ref), 1e-3, "torus over a cone's apex (tube mode)");
+  }
+}
+
+TEST_CASE("ruled faces, tube mode: declines where its field or its chords do not hold", "[geometry][ruled_faces][tube]") {
+  // A torus lying flat on a box: every ruling of the top face through the ring crosses the tube twice (declined; the
+  // closed form serves the query). A cone's tip pushed through the tube's cross-section: the lens wraps more than
+  // half around the tube, so the field's cut would cross it (declined; the column engine serves it).
+  const Primitive table = box(Vec3(0.4, 0.4, 0.1)), tor = ring_torus();
+  long lines = 0;
+  CHECK(!ruled_faces_moments(prims_of({table}), Pose{}, prims_of({tor}), Pose{Vec3(0, 0, 0.064), Quat::Identity()},
+                             Pose{Vec3(0, 0, 0.05), Quat::Identity()}, 1e-3, lines));
+  const Primitive cone = rod(PrimitiveKind::Cone, 0.3 * std::tan(10 * M_PI / 180), 0.3, 0.0);
+  const Pose deep{Vec3(0.004, 0.003, 0.1375), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()))};
+  CHECK(!ruled_faces_moments(prims_of({cone}), Pose{}, prims_of({tor}), deep, Pose{Vec3(0, 0, 0.1), Quat::Identity()},
+                             1e-3, lines));
+  // The query itself stays right there: V > 0 and the same with the closed forms off (to the column engine's 1e-3).
+  QueryOptions column;
+  column.closed_forms = false;
+  const Interference q = interference(make_cell({cone}), Pose{}, make_cell({tor}), deep),
+                     ref = interference(make_cell({cone}), Pose{}, make_cell({tor}), deep, column);
+  CHECK(std::abs(q.volume / ref.volume - 1) < 2e-3);
 }
