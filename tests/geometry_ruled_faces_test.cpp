@@ -430,6 +430,31 @@ TEST_CASE("ruled faces, tube mode: a torus on its side over a cone's apex, again
   }
 }
 
+TEST_CASE("ruled faces, tube mode: V(h) is smooth, the torus lowered over the cone's apex 1000 x 1 um",
+          "[geometry][ruled_faces][tube][smoothness]") {
+  // As the convex case's test above: third differences O(Δh²) of the first for a smooth V(h); a staircase, a jump or
+  // a kink (the periodic rule's node count doubling, a chord halved) would show as O(1). From V = 1e-8 m³ down 1 mm.
+  const Primitive cone = rod(PrimitiveKind::Cone, 0.3 * std::tan(10 * M_PI / 180), 0.3, 0.0), tor = ring_torus();
+  const Cell A = make_cell({cone}), B = make_cell({tor});
+  const Quat side(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
+  const Vec3 at(0.004, 0.003, 0);
+  const double hi = height_for_volume(A, Pose{}, B, side, at, 1e-8, -0.3, 0.4, 50);
+  const int n = 1001;
+  std::vector<double> V(n);
+  for (int k = 0; k < n; ++k) V[k] = interference(A, Pose{}, B, Pose{at + Vec3(0, 0, hi - k * 1e-6), side}).volume;
+  int non_increasing = 0;
+  double worst = 0;
+  for (int k = 0; k + 3 < n; ++k) {
+    if (!(V[k + 1] > V[k])) ++non_increasing;
+    const double d3 = V[k + 3] - 3 * V[k + 2] + 3 * V[k + 1] - V[k];
+    worst = std::max(worst, std::abs(d3) / (V[k + 1] - V[k]));
+  }
+  std::printf("torus lowered over the apex: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", V[0],
+              V[n - 1], non_increasing, worst);
+  CHECK(non_increasing == 0);
+  CHECK(worst < 0.01);
+}
+
 TEST_CASE("ruled faces, tube mode: declines where its field or its chords do not hold", "[geometry][ruled_faces][tube]") {
   // A torus lying flat on a box: every ruling of the top face through the ring crosses the tube twice (declined; the
   // closed form serves the query). A cone's tip pushed through the tube's cross-section: the lens wraps more than
