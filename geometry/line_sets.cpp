@@ -432,6 +432,14 @@ static IntervalList traced_intervals(const Placed& p, const Vec3& o, const Vec3&
 IntervalList cell_line_set(const std::vector<Placed>& prims, size_t begin, size_t end, const Vec3& oq, const Vec3& wq,
                            double s0, double s1) {
   IntervalList set;
+  if (end == begin + 1) {  // one convex primitive (the torus sweep's usual other cell): the same bits as below,
+    const Placed& p = prims[begin];  // without the list algebra
+    if (!p.complement && p.kind != PrimitiveKind::Torus && p.kind != PrimitiveKind::Mesh) {
+      const Span sp = line_span(p, p.A * oq + p.b, p.A * wq);
+      set.push(std::max(s0, sp.lo), std::min(s1, sp.hi));
+      return set;
+    }
+  }
   set.push(s0, s1);
   for (size_t k = begin; k < end; ++k) {
     const Placed& p = prims[k];
