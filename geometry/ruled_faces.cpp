@@ -183,6 +183,8 @@ struct Problem {
   // may cross the cut (or hold the tube's centre circle), where the field is not smooth: declined.
   mutable double alpha_min = kInf, alpha_max = -kInf;
   double chord_tolerance = 0.03;  // √ of the query's tolerance: the tube field's chords' budget (tube_moments)
+  bool crossed_twice = false;     // a ruling went through the tube twice (declined; the caller may split the torus)
+  Vec3 twice_direction = Vec3::Zero();
   int torus_arg() const { return static_cast<int>(cons.size()); }
   Moments tube_moments(const Ruling& r, double lo, double hi) const;
 
@@ -237,7 +239,10 @@ struct Problem {
       } else {
         const double wn = r.w.norm();
         const lines::TorusChord tc = lines::torus_chord(torus[0], r.o, r.w / wn, e.lo * wn, e.hi * wn);
-        if (tc.set.n > 1) failed = true;  // a ruling through the tube twice: not taken
+        if (tc.set.n > 1) {  // a ruling through the tube twice: not taken
+          failed = crossed_twice = true;
+          twice_direction = r.w;
+        }
         if (tc.set.n >= 1) {
           c = Chord{tc.set.v[0][0] / wn, tc.set.v[0][1] / wn};
         } else {  // a miss: an inverted chord about the nearest point, -2√(d² − r²) long (like a missed quadric's)
@@ -873,17 +878,13 @@ bool lone_ring_torus(const CellPrimitives& cell) {
          cell[0].primitive.major_radius > cell[0].primitive.minor_radius;
 }
 
-}  // namespace
 
-bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) { return ruled_cell(a) && ruled_cell(b); }
-
-bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b) {
-  return (ruled_cell(a) && lone_ring_torus(b)) || (lone_ring_torus(a) && ruled_cell(b));
-}
-
-std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
-                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
-  if (lone_ring_torus(a) && ruled_cell(b)) return ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
+// The moments; in the tube mode `cut` (if any) is a half-space through the torus's axis added to a's constraints, whose
+// plane carries no flux (the field lies in the meridian planes). `twice`: set when a ruling crossed the tube twice, to
+// the plane's normal that would split it (the ruling's direction across the axis).
+std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                  const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
+                                  const Constraint* cut, std::optional<Vec3>* twice) {
   Problem pb;
   pb.tube = ruled_cell(a) && lone_ring_torus(b);
   pb.chord_tolerance = std::sqrt(tolerance);
@@ -899,6 +900,8 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
     }
     if (!add_constraints(placed[k], pb.cons)) return std::nullopt;
   }
+  const int cut_index = cut ? static_cast<int>(pb.cons.size()) : -1;
+  if (cut) pb.cons.push_back(*cut);
   Vec3 alo, ahi, blo, bhi;
   lines::placed_cell_bounds(placed, 0, a_end, alo, ahi);
   lines::placed_cell_bounds(placed, a_end, placed.size(), blo, bhi);
@@ -937,6 +940,7 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
         fs.push_back(f);
       }
     }
+    if (i == cut_index) continue;  // the field has no flux through a meridian plane
     for (Face& f : fs) {
       // n_z ≡ 0 on a plane parallel to the normal or a cylinder along it: no share of any moment (of the field along
       // z; the tube mode's field is not).
@@ -948,6 +952,11 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
 
   std::vector<Panel> panels;
   all_panels(pb, panels);
+  if (pb.crossed_twice && twice) {
+    const lines::Placed& T = pb.torus[0];
+    const Vec3 axis = T.A.row(2).transpose(), across = pb.twice_direction - pb.twice_direction.dot(axis) * axis;
+    if (across.norm() > 1e-9 * pb.twice_direction.norm()) *twice = across.normalized();
+  }
   if (pb.failed) {
     lines += pb.lines;
     return std::nullopt;
@@ -1022,6 +1031,38 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
   out.m1 = m1 + t[0] * c;
   out.m2 = m2 + m1 * c.transpose() + c * m1.transpose() + t[0] * c * c.transpose();
   return out;
+}
+
+}  // namespace
+
+bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) { return ruled_cell(a) && ruled_cell(b); }
+
+bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b) {
+  return (ruled_cell(a) && lone_ring_torus(b)) || (lone_ring_torus(a) && ruled_cell(b));
+}
+
+std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
+  if (lone_ring_torus(a) && ruled_cell(b)) return ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
+  std::optional<Vec3> twice;
+  std::optional<RawMoments> m = moments(a, pose_a, b, pose_b, frame, tolerance, lines, nullptr, &twice);
+  if (m || !twice) return m;
+  // A ruling through the tube twice (a rod across the ring's hole): the torus halved by the meridian plane across that
+  // ruling, each half by itself (a ruling crosses each half once where it crosses the hole between them).
+  const lines::Placed torus = lines::place(b[0], pose_b, frame);
+  Constraint cut;
+  cut.p = -torus.A.transpose() * torus.b;  // the torus's centre in the frame
+  cut.a = *twice;
+  cut.e1 = torus.A.row(2).transpose();  // the axis, in the plane
+  cut.e2 = cut.a.cross(cut.e1);
+  RawMoments sum;
+  for (const double side : {-1.0, 1.0}) {
+    cut.lo = side < 0 ? -kInf : 0.0, cut.hi = side < 0 ? 0.0 : kInf;
+    const std::optional<RawMoments> half = moments(a, pose_a, b, pose_b, frame, tolerance, lines, &cut, nullptr);
+    if (!half) return std::nullopt;
+    sum += *half;
+  }
+  return sum;
 }
 
 }  // namespace vcsim::geo
