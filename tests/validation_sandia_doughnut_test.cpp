@@ -154,6 +154,8 @@ TEST_CASE("Sandia doughnut, volumetric: the resting force converges as the toler
   // the band's measured width (docs/geometry.md, "Thin patches"). Measured 2026-11-23: −0.18 %, −0.079 %, −0.017 %,
   // −0.003 % at 1e-2, 3e-3, 1e-3, 3e-4 (before the width rule, sized from sqrt(area): −67 %, −23 %, −6.4 %, −1.2 %).
   // Checked: the error shrinks at every step, and is within the tolerance itself at 3e-4 (the engine's promise).
+  // Since 2026-11-26 the pair takes the tube mode (docs/geometry.md), whose error is already ~1e-9 at 1e-2: a step
+  // that cannot shrink further (both below 1e-8) passes.
   const double weight = kMass * kG;
   double prev_err = 1e300;
   for (const char* tol : {"1e-2", "3e-3", "1e-3", "3e-4"}) {
@@ -161,8 +163,8 @@ TEST_CASE("Sandia doughnut, volumetric: the resting force converges as the toler
     const double f = volumetric_force_at_rest(tol, &lateral);
     const double err = std::abs(f - weight) / weight;
     std::printf("VALIDATION | Sandia doughnut volumetric: vertical force at the closed-form rest pose, tolerance %s | "
-                "%.6g N | %.6g N | ±0.5 %% | %s\n", tol, f, weight, err <= 5e-3 ? "ok" : "FAIL");
-    CHECK(err < prev_err);
+                "%.6g N | %.6g N | ±0.5 %% | %s (error %.2e)\n", tol, f, weight, err <= 5e-3 ? "ok" : "FAIL", err);
+    CHECK((err < prev_err || (err < 1e-8 && prev_err < 1e-8)));
     CHECK(lateral < 1e-3 * weight);  // x, y vanish by symmetry (the lattice is not exactly axisymmetric)
     prev_err = err;
   }
