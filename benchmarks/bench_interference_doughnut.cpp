@@ -2,7 +2,8 @@
 // 10° cone, scenarios/validation/sandia_doughnut_cone.yaml) at its closed-form rest pose: a thin ring-shaped patch
 // (an annulus ~0.2 mm wide at radius 35 mm seen along the axis), the case that sizes the lattice from the patch's
 // width rather than its area (docs/geometry.md). V exact by Pappus (tests/validation_sandia_doughnut_test.cpp).
-// The public query takes the torus sweep (geometry/torus_sweep.h); the column engine's row is kept for comparison.
+// The public query takes the tube mode (geometry/ruled_faces.h; the torus sweep until 2026-11-26); the column
+// engine's row is kept for comparison.
 // Release build; not a test (timings depend on the machine). Optional argument: the tilt of the torus (rad) about x.
 #include <tbb/global_control.h>
 
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
       std::printf("| %.2f | %s | %.0e | %+.2e | %.1f |\n", d * 1e6, path, tol, tilt == 0 ? x.volume / V - 1 : x.volume,
                   t);
     };
-    for (double tol : {1e-2, 1e-3, 1e-4, 1e-6}) row("torus sweep", tol, true);
+    for (double tol : {1e-2, 1e-3, 1e-4, 1e-6}) row("tube mode", tol, true);
     if (d == rest) row("column engine", 1e-3, false);
   }
   return 0;

@@ -272,18 +272,17 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
   if (options.closed_forms && options.hyper_exponent == 1) {
     m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, warm ? &warm->mesh_pair() : nullptr,
                             refresh ? &refresh->mesh_pair() : nullptr);
+    // A ring torus against planes, cylinders and cones: the surface form over the other cell's faces, with a field
+    // tangent to the tube (geometry/ruled_faces.h), before the torus sweep: the sweep's bands start at each meridian
+    // disc's deepest point, which a cell thinner than the tube can miss (a 6 mm rod across a 15 mm tube: 0.2–97 %
+    // low; docs/geometry.md, "The torus sweep").
     if (!m && ruled_torus_pair(A, B)) {
-      // A ring torus against planes, cylinders and cones: the surface form over the other cell's faces, with a field
-      // tangent to the tube (geometry/ruled_faces.h). Not the torus sweep: its bands start at each meridian disc's
-      // deepest point, which a cell thinner than the tube can miss (a 6 mm rod across a 15 mm tube: 0.2–97 % low,
-      // docs/geometry.md, "The torus sweep"). Where the tube mode declines, the column engine.
       long lines = 0;
       m = ruled_faces_moments(A, pose_i, B, pose_j, Pose{origin, Quat::Identity()}, options.tolerance, lines);
-    } else if (!m) {
-      // No closed form, but a ring torus on either side: its meridian sweep (geometry/torus_sweep.h).
-      m = torus_sweep_moments(A, pose_i, B, pose_j, origin, options.tolerance);
-      if (!m) m = torus_sweep_moments(B, pose_j, A, pose_i, origin, options.tolerance);
     }
+    // No closed form, but a ring torus on either side: its meridian sweep (geometry/torus_sweep.h).
+    if (!m) m = torus_sweep_moments(A, pose_i, B, pose_j, origin, options.tolerance);
+    if (!m) m = torus_sweep_moments(B, pose_j, A, pose_i, origin, options.tolerance);
   }
   if (!m) return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
   Interference out;
