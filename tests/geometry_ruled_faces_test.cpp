@@ -229,20 +229,12 @@ TEST_CASE("ruled faces: V(h) is smooth, a cylinder lowered onto a frustum at a g
   const Quat qb(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()));
   const Vec3 at(0.004, 0.003, 0);
   const double hi = height_for_volume(A, pa, B, qb, at, 1e-8, -0.3, 0.4, 50);  // where V reaches 1e-8 m³
-  const int n = 1001;
-  std::vector<double> V(n);
-  for (int k = 0; k < n; ++k) V[k] = interference(A, pa, B, Pose{at + Vec3(0, 0, hi - k * 1e-6), qb}).volume;
-  int non_increasing = 0;
-  double worst = 0;
-  for (int k = 0; k + 3 < n; ++k) {
-    if (!(V[k + 1] > V[k])) ++non_increasing;
-    const double d3 = V[k + 3] - 3 * V[k + 2] + 3 * V[k + 1] - V[k];
-    worst = std::max(worst, std::abs(d3) / (V[k + 1] - V[k]));
-  }
+  const std::vector<double> V = lowered_volumes(A, pa, B, qb, at, hi, 1001, 1e-6);
+  const Smoothness sm = third_differences(V);
   std::printf("cylinder lowered on a frustum: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", V[0],
-              V[n - 1], non_increasing, worst);
-  CHECK(non_increasing == 0);
-  CHECK(worst < 0.01);
+              V.back(), sm.non_increasing, sm.worst);
+  CHECK(sm.non_increasing == 0);
+  CHECK(sm.worst < 0.01);
 }
 
 TEST_CASE("ruled faces: a log dropped across two logs rests where its weight balances k_v V, at the height of V(h)",
@@ -439,20 +431,12 @@ TEST_CASE("ruled faces, tube mode: V(h) is smooth, the torus lowered over the co
   const Quat side(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
   const Vec3 at(0.004, 0.003, 0);
   const double hi = height_for_volume(A, Pose{}, B, side, at, 1e-8, -0.3, 0.4, 50);
-  const int n = 1001;
-  std::vector<double> V(n);
-  for (int k = 0; k < n; ++k) V[k] = interference(A, Pose{}, B, Pose{at + Vec3(0, 0, hi - k * 1e-6), side}).volume;
-  int non_increasing = 0;
-  double worst = 0;
-  for (int k = 0; k + 3 < n; ++k) {
-    if (!(V[k + 1] > V[k])) ++non_increasing;
-    const double d3 = V[k + 3] - 3 * V[k + 2] + 3 * V[k + 1] - V[k];
-    worst = std::max(worst, std::abs(d3) / (V[k + 1] - V[k]));
-  }
+  const std::vector<double> V = lowered_volumes(A, Pose{}, B, side, at, hi, 1001, 1e-6);
+  const Smoothness sm = third_differences(V);
   std::printf("torus lowered over the apex: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", V[0],
-              V[n - 1], non_increasing, worst);
-  CHECK(non_increasing == 0);
-  CHECK(worst < 0.01);
+              V.back(), sm.non_increasing, sm.worst);
+  CHECK(sm.non_increasing == 0);
+  CHECK(sm.worst < 0.01);
 }
 
 TEST_CASE("ruled faces, tube mode: a ring-shaped lens, halved where rulings cross the tube twice; declines",

@@ -305,4 +305,23 @@ inline Smoothness smoothness(const std::vector<double>& V, const std::vector<dou
   return s;
 }
 
+// V along a lowering of b (attitude qb) onto a: from `at` + hi e_z down n − 1 steps of `step`.
+inline std::vector<double> lowered_volumes(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at,
+                                           double hi, int n, double step) {
+  std::vector<double> V(n);
+  for (int k = 0; k < n; ++k) V[k] = interference(a, pa, b, Pose{at + Vec3(0, 0, hi - k * step), qb}).volume;
+  return V;
+}
+// Smoothness without a reference: the steps that fail to increase V, and the largest third difference relative to
+// the first (O(step²) of it for a smooth V(h); a staircase, a jump or a kink shows as O(1)).
+inline Smoothness third_differences(const std::vector<double>& V) {
+  Smoothness s;
+  for (size_t k = 0; k + 3 < V.size(); ++k) {
+    if (!(V[k + 1] > V[k])) ++s.non_increasing;
+    const double d3 = V[k + 3] - 3 * V[k + 2] + 3 * V[k + 1] - V[k];
+    s.worst = std::max(s.worst, std::abs(d3) / (V[k + 1] - V[k]));
+  }
+  return s;
+}
+
 }  // namespace geometry_support
