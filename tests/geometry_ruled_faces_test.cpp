@@ -439,7 +439,7 @@ TEST_CASE("ruled faces, tube mode: V(h) is smooth, the torus lowered over the co
   CHECK(sm.worst < 0.01);
 }
 
-TEST_CASE("ruled faces, tube mode: a ring-shaped lens, halved where rulings cross the tube twice; declines",
+TEST_CASE("ruled faces, tube mode: a ring-shaped lens, halved where rulings cross the tube twice, and the declines",
           "[geometry][ruled_faces][tube]") {
   // A torus lying flat on a box, 1 µm … 1 mm deep: every ruling of the top face through the ring crosses the tube
   // twice, so the torus is halved by the meridian plane across those rulings (the field has no flux through it) and
