@@ -363,11 +363,11 @@ Moments Problem::tube_moments(const Ruling& r, double lo, double hi) const {
     double a, b;
     int depth;
   };
-  Piece todo[16];
+  Piece pending[16];  // depth-first, at most one piece per depth (≤ 6) plus its sibling
   int n = 0;
-  todo[n++] = {lo, hi, 0};
+  pending[n++] = {lo, hi, 0};
   while (n > 0) {
-    const Piece pc = todo[--n];
+    const Piece pc = pending[--n];
     const double mid = 0.5 * (pc.a + pc.b), half = 0.5 * (pc.b - pc.a);
     Moments k{}, v;
     double g0 = 0;
@@ -378,7 +378,7 @@ Moments Problem::tube_moments(const Ruling& r, double lo, double hi) const {
     }
     if (scale < 0) scale = std::abs(k[0]);
     if (pc.depth < 6 && std::abs(k[0] - g0) > chord_tolerance * scale * (pc.b - pc.a) / (hi - lo) + 1e-300) {
-      todo[n++] = {pc.a, mid, pc.depth + 1}, todo[n++] = {mid, pc.b, pc.depth + 1};
+      pending[n++] = {pc.a, mid, pc.depth + 1}, pending[n++] = {mid, pc.b, pc.depth + 1};
       continue;
     }
     for (int c = 0; c < 10; ++c) total[c] += k[c];

@@ -228,13 +228,7 @@ TEST_CASE("ruled faces: V(h) is smooth, a cylinder lowered onto a frustum at a g
   const Pose pa{Vec3::Zero(), Quat(Eigen::AngleAxisd(0.3, Vec3(1, 0.2, 0).normalized()))};
   const Quat qb(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()));
   const Vec3 at(0.004, 0.003, 0);
-  const double hi = height_for_volume(A, pa, B, qb, at, 1e-8, -0.3, 0.4, 50);  // where V reaches 1e-8 m³
-  const std::vector<double> V = lowered_volumes(A, pa, B, qb, at, hi, 1001, 1e-6);
-  const Smoothness sm = third_differences(V);
-  std::printf("cylinder lowered on a frustum: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", V[0],
-              V.back(), sm.non_increasing, sm.worst);
-  CHECK(sm.non_increasing == 0);
-  CHECK(sm.worst < 0.01);
+  check_smooth_lowering("cylinder lowered on a frustum", A, pa, B, qb, at);
 }
 
 TEST_CASE("ruled faces: a log dropped across two logs rests where its weight balances k_v V, at the height of V(h)",
@@ -430,13 +424,7 @@ TEST_CASE("ruled faces, tube mode: V(h) is smooth, the torus lowered over the co
   const Cell A = make_cell({cone}), B = make_cell({tor});
   const Quat side(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
   const Vec3 at(0.004, 0.003, 0);
-  const double hi = height_for_volume(A, Pose{}, B, side, at, 1e-8, -0.3, 0.4, 50);
-  const std::vector<double> V = lowered_volumes(A, Pose{}, B, side, at, hi, 1001, 1e-6);
-  const Smoothness sm = third_differences(V);
-  std::printf("torus lowered over the apex: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", V[0],
-              V.back(), sm.non_increasing, sm.worst);
-  CHECK(sm.non_increasing == 0);
-  CHECK(sm.worst < 0.01);
+  check_smooth_lowering("torus lowered over the apex", A, Pose{}, B, side, at);
 }
 
 TEST_CASE("ruled faces, tube mode: a ring-shaped lens, halved where rulings cross the tube twice, and the declines",
