@@ -85,17 +85,25 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
       }
   }
   // With several cutting planes (a torus over a table's edge), the angles where the vertex of two lines crosses
-  // the circle or a third line: sign changes of those functions of θ, sampled at 256 angles and bisected.
+  // the circle or a third line: sign changes of those functions of θ, sampled at 32 angles in each panel between
+  // the tangencies above and bisected. Per panel, not over the whole turn: a small lens at a box's edge spans a few
+  // hundredths of a radian, and 256 angles around the turn stepped over both of its vertex crossings (a torus 1e-9
+  // m³ into a box's edge 3.5e-3 high, 2e-7 m³ into another 5.2 % high, against exact chords on a 2000² grid).
   if (rings.size() >= 2) {
+    std::sort(breaks.begin(), breaks.end());
+    const std::vector<double> panels = breaks;
     auto line_at = [&](const Ring& g, double theta, Vec2& n, double& b) {
       n = Vec2(g.n1 * std::cos(theta) + g.n2 * std::sin(theta), g.n3);
       b = g.delta - n.x() * R;
     };
     auto roots = [&](const std::function<double(double)>& f) {
-      const int N = 256;
-      double t0 = -M_PI, f0 = f(t0);
+      constexpr int N = 32;
+      for (size_t p = 0; p + 1 < panels.size(); ++p) {
+      const double from = panels[p], step = (panels[p + 1] - panels[p]) / N;
+      if (!(step > 0)) continue;
+      double t0 = from, f0 = f(t0);
       for (int k = 1; k <= N; ++k) {
-        const double t1 = -M_PI + 2 * M_PI * k / N, f1 = f(t1);
+        const double t1 = k == N ? panels[p + 1] : from + step * k, f1 = f(t1);
         if (std::isfinite(f0) && std::isfinite(f1) && (f0 < 0) != (f1 < 0)) {
           double lo = t0, hi = t1, flo = f0;
           for (int it = 0; it < 60; ++it) {
@@ -106,6 +114,7 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
           breaks.push_back(0.5 * (lo + hi));
         }
         t0 = t1, f0 = f1;
+      }
       }
     };
     for (size_t i = 0; i < rings.size(); ++i)

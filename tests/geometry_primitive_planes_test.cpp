@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "geometry/cell_impl.h"
+#include "geometry/ruled_faces.h"
 #include "tests/geometry_support.h"
 
 using namespace geometry_support;
@@ -226,4 +228,48 @@ TEST_CASE("Mass properties of every primitive are exact", "[geometry][exact][pri
     CHECK(std::abs(mp.inertia(2, 2) / c.Izz - 1) < 1e-10);
     CHECK(std::abs(mp.inertia(0, 0) / c.Ixx - 1) < 1e-10);
   }
+}
+
+TEST_CASE("A torus pressed into a small box's edges and corners: the closed form agrees with the tube mode",
+          "[geometry][exact][primitives]") {
+  // Several planes cut the torus: the closed form's quadrature breaks where two planes' lines meet on the meridian
+  // circle or a third line. Those angles were searched at 256 samples around the whole turn, which stepped over both
+  // crossings of a small lens (poses 0 and 1, from a random sweep of every primitive pair: +3.5e-3 and +5.2e-2 against
+  // exact chords on a 2000 x 2000 grid); now 32 per panel between tangencies. Reference: the tube mode (the surface
+  // form, geometry/ruled_faces.h) at tolerance 1e-6. Not the column engine: a lens on a box's edge is its known
+  // weak spot (docs/geometry.md, "Known column engine defects": 1e-4 ... 5e-4 low at 1e-5 on these).
+  const Cell ring = make_cell({torus(0.04, 0.012)}), block = make_cell({box(Vec3(0.08, 0.05, 0.03))});
+  std::vector<std::pair<Quat, Pose>> poses = {
+      {Quat(-0.488705582555926, 0.40020390027092845, -0.7723262999202154, -0.067199540460922441),
+       Pose{Vec3(0.012164418684104306, -0.0015916344708798357, 0.08278363378394718),
+            Quat(-0.060066692056520349, 0.28067476442161549, 0.49120070274787525, -0.82239621761183423)}},
+      {Quat(0.29065821547034482, 0.95129967834119555, -0.038909345064707425, 0.095040973449183427),
+       Pose{Vec3(-0.013392305962720088, -0.013201374018987485, 0.068432235973705235),
+            Quat(0.73030271067113284, 0.24027028575332093, -0.5581485906604311, -0.31208699318329125)}}};
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Quat qa = random_rotation(rng), qb = random_rotation(rng);
+    const Vec3 at(0.03 * (unit(rng) - 0.5), 0.03 * (unit(rng) - 0.5), 0);
+    const double target = std::pow(10.0, -9 + 3.5 * unit(rng));
+    const double z = height_for_volume(block, Pose{Vec3::Zero(), qa}, ring, qb, at, target, -0.3, 0.3, 40);
+    poses.push_back({qa, Pose{at + Vec3(0, 0, z), qb}});
+  }
+  int compared = 0;
+  for (size_t k = 0; k < poses.size(); ++k) {
+    const Pose box_pose{Vec3::Zero(), poses[k].first.normalized()};
+    const Pose ring_pose{poses[k].second.position, poses[k].second.rotation.normalized()};
+    const Interference x = interference(block, box_pose, ring, ring_pose);
+    long lines = 0;
+    const auto m = ruled_faces_moments(block.impl->prims, box_pose, ring.impl->prims, ring_pose,
+                                       Pose{x.centroid, Quat::Identity()}, 1e-6, lines);
+    INFO("pose " << k << ", V " << x.volume);
+    REQUIRE(x.overlap);
+    CHECK(x.columns == 0);
+    if (!m) continue;  // the tube mode declines a ring through a face twice at one ruling
+    ++compared;
+    // The closed form's own quadrature: within 1e-5 of the tube mode on these (measured ≤ 9.9e-6).
+    CHECK(std::abs(x.volume / m->m0 - 1) < 2e-5);
+  }
+  CHECK(compared >= 10);
 }
