@@ -81,6 +81,7 @@ struct Lens {
   double row_floor = 0;
   long evaluations = 0;
   int switches_left = 0;  // face switches a row may still split at
+  double v_reach = 0;     // how far across the rows the footprint reaches from a point inside it (set once known)
 
   Column at(double u, double v) {
     ++evaluations;
@@ -252,9 +253,19 @@ struct Lens {
     double y_in = y_guess;
     Column c_in = at(u, y_in);
     if (!(c_in.G > 0)) {
+      // Near the guess first, then over the whole row: outside the footprint E need not be concave, and Brent over
+      // the whole row alone settled on a side maximum of a row that crosses the footprint (as in row_max below).
+      auto E = [&](double y) { return at(u, y).E; };
       double g;
-      y_in = brent_max([&](double y) { return at(u, y).E; }, lo.y(), hi.y(), 1e-7 * size, g);
-      c_in = at(u, y_in);
+      if (v_reach > 0) {
+        y_in = positive_max(E, std::max(lo.y(), y_guess - 2 * v_reach), std::min(hi.y(), y_guess + 2 * v_reach),
+                            1e-7 * size, g);
+        c_in = at(u, y_in);
+      }
+      if (!(c_in.G > 0)) {
+        y_in = positive_max(E, lo.y(), hi.y(), 1e-7 * size, g);
+        c_in = at(u, y_in);
+      }
       if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
     }
     const bool hints = near && !near->shape.empty;
@@ -423,10 +434,26 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
 
   // The footprint's extent in u: where the row's highest column reaches zero (its value near the tip good to
   // ~1e-14 of the box, the argument to 1e-7).
+  // The rim points' spread across the rows bounds where a row's footprint can lie: near the previous row's maximum.
+  double& v_reach = lens.v_reach;
+  for (int k = 0; k < 8; ++k) v_reach = std::max(v_reach, std::abs(std::sin(k * kPi / 4 - turn) * reach[k]));
+  double y_peak = v;  // the last row maximum found inside the footprint
   auto row_max = [&](double x) {
+    // First near the last maximum (the footprint is convex, so it moves little from row to row), then over the whole
+    // row: outside the footprint S need not be concave (a cone's tip beside a ball), and Brent over the whole row
+    // alone settled on a side maximum for a row that crosses the footprint, cutting the footprint short (a ball
+    // against a cone: 3.4 % of V lost with the estimate satisfied).
+    auto S = [&](double y) { return lens.at(x, y).S; };
     double best;
-    brent_max([&](double y) { return lens.at(x, y).S; }, lo.y(), hi.y(), 1e-7 * lens.size, best);
-    return std::pair<double, long>(best, 0);
+    const double y_near = positive_max(S, std::max(lo.y(), y_peak - 2 * v_reach), std::min(hi.y(), y_peak + 2 * v_reach),
+                                       1e-7 * lens.size, best);
+    if (best > 0) {
+      y_peak = y_near;
+      return std::pair<double, long>(best, 0);
+    }
+    double whole;
+    positive_max(S, lo.y(), hi.y(), 1e-7 * lens.size, whole);
+    return std::pair<double, long>(std::max(best, whole), 0);
   };
   // Bracketed from the rim point reaching furthest that way (inside), stepping outward by steps growing 4× until a
   // row misses the footprint, or the box's side.

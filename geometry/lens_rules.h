@@ -126,4 +126,25 @@ double brent_max(const F& f, double a, double b, double tol, double& best) {
   return x;
 }
 
+// The maximum of f on [a, b] where f is positive only on a stretch that may be short (a footprint's row, f concave
+// there) and of any shape elsewhere: Brent first; where it finds nothing positive, `samples` equal steps look for a
+// positive value and Brent refines around the best. Brent alone settles on a side maximum outside the stretch.
+template <class F>
+double positive_max(const F& f, double a, double b, double tol, double& best, int samples = 64) {
+  double x = brent_max(f, a, b, tol, best);
+  if (best > 0) return x;
+  const double step = (b - a) / samples;
+  double x_best = x, f_best = best;
+  for (int k = 0; k <= samples; ++k) {
+    const double y = a + k * step, fy = f(y);
+    if (fy > f_best) f_best = fy, x_best = y;
+  }
+  if (f_best > 0) {
+    x = brent_max(f, std::max(a, x_best - step), std::min(b, x_best + step), tol, best);
+    if (best >= f_best) return x;
+  }
+  best = f_best;
+  return x_best;
+}
+
 }  // namespace vcsim::geo::lens
