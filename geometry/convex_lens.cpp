@@ -263,7 +263,7 @@ struct Lens {
         c_in = at(u, y_in);
       }
       if (!(c_in.G > 0)) {
-        y_in = positive_max(E, lo.y(), hi.y(), 1e-7 * size, g);
+        y_in = brent_max(E, lo.y(), hi.y(), 1e-7 * size, g);
         c_in = at(u, y_in);
       }
       if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
@@ -452,7 +452,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
       return std::pair<double, long>(best, 0);
     }
     double whole;
-    positive_max(S, lo.y(), hi.y(), 1e-7 * lens.size, whole);
+    brent_max(S, lo.y(), hi.y(), 1e-7 * lens.size, whole);
     return std::pair<double, long>(std::max(best, whole), 0);
   };
   // Bracketed from the rim point reaching furthest that way (inside), stepping outward by steps growing 4× until a
