@@ -447,13 +447,8 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     double best;
     const double y_near = positive_max(S, std::max(lo.y(), y_peak - 2 * v_reach), std::min(hi.y(), y_peak + 2 * v_reach),
                                        1e-7 * lens.size, best);
-    if (best > 0) {
-      y_peak = y_near;
-      return std::pair<double, long>(best, 0);
-    }
-    double whole;
-    brent_max(S, lo.y(), hi.y(), 1e-7 * lens.size, whole);
-    return std::pair<double, long>(std::max(best, whole), 0);
+    if (best > 0) y_peak = y_near;
+    return std::pair<double, long>(best, 0);
   };
   // Bracketed from the rim point reaching furthest that way (inside), stepping outward by steps growing 4× until a
   // row misses the footprint, or the box's side.
