@@ -439,10 +439,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   for (int k = 0; k < 8; ++k) v_reach = std::max(v_reach, std::abs(std::sin(k * kPi / 4 - turn) * reach[k]));
   double y_peak = v;  // the last row maximum found inside the footprint
   auto row_max = [&](double x) {
-    // First near the last maximum (the footprint is convex, so it moves little from row to row), then over the whole
-    // row: outside the footprint S need not be concave (a cone's tip beside a ball), and Brent over the whole row
-    // alone settled on a side maximum for a row that crosses the footprint, cutting the footprint short (a ball
-    // against a cone: 3.4 % of V lost with the estimate satisfied).
+    // Near the last maximum only (the footprint is convex: its rows stay within the rim points' spread of it, and the
+    // extent search steps outward from inside). Outside the footprint S need not be concave (a cone's tip beside a
+    // ball), and Brent over the whole row settled on a side maximum for a row that crosses the footprint, cutting the
+    // footprint short (a ball against a cone: 3.4 % of V lost with the estimate satisfied).
     auto S = [&](double y) { return lens.at(x, y).S; };
     double best;
     const double y_near = positive_max(S, std::max(lo.y(), y_peak - 2 * v_reach), std::min(hi.y(), y_peak + 2 * v_reach),
