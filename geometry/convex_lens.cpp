@@ -439,20 +439,26 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   for (int k = 0; k < 8; ++k) v_reach = std::max(v_reach, std::abs(std::sin(k * kPi / 4 - turn) * reach[k]));
   double y_peak = v;  // the last row maximum found inside the footprint
   auto row_max = [&](double x) {
-    // Near the last maximum only (the footprint is convex: its rows stay within the rim points' spread of it, and the
-    // extent search steps outward from inside). Outside the footprint S need not be concave (a cone's tip beside a
-    // ball), and Brent over the whole row settled on a side maximum for a row that crosses the footprint, cutting the
-    // footprint short (a ball against a cone: 3.4 % of V lost with the estimate satisfied).
+    // First near the last maximum (the footprint is convex, so it moves little from row to row), then over the whole
+    // row: outside the footprint S need not be concave (a cone's tip beside a ball), and Brent over the whole row
+    // alone settled on a side maximum for a row that crosses the footprint, cutting the footprint short (a ball
+    // against a cone: 3.4 % of V lost with the estimate satisfied).
     auto S = [&](double y) { return lens.at(x, y).S; };
     double best;
     const double y_near = positive_max(S, std::max(lo.y(), y_peak - 2 * v_reach), std::min(hi.y(), y_peak + 2 * v_reach),
                                        1e-7 * lens.size, best);
-    if (best > 0) y_peak = y_near;
-    return std::pair<double, long>(best, 0);
+    if (best > 0) {
+      y_peak = y_near;
+      return std::pair<double, long>(best, 0);
+    }
+    double whole;  // the whole row, as before this search existed: the footprint can lie beyond the stretch
+    brent_max(S, lo.y(), hi.y(), 1e-7 * lens.size, whole);
+    return std::pair<double, long>(std::max(best, whole), 0);
   };
   // Bracketed from the rim point reaching furthest that way (inside), stepping outward by steps growing 4× until a
   // row misses the footprint, or the box's side.
   auto extent = [&](double dir) {
+    y_peak = v;  // each side's search starts from the deepest column, not from where the other side's ended
     double u_in = u, g_in = g_best;
     for (int k = 0; k < 8; ++k) {
       const double c = std::cos(k * kPi / 4 - turn) * reach[k];  // the rim point's u in the turned frame, less u
