@@ -130,7 +130,7 @@ double brent_max(const F& f, double a, double b, double tol, double& best) {
 // there) and of any shape elsewhere: Brent first; where it finds nothing positive, `samples` equal steps look for a
 // positive value and Brent refines around the best. Brent alone settles on a side maximum outside the stretch.
 template <class F>
-double positive_max(const F& f, double a, double b, double tol, double& best, int samples = 32) {
+double positive_max(const F& f, double a, double b, double tol, double& best, int samples = 16) {
   double x = brent_max(f, a, b, tol, best);
   if (best > 0) return x;
   const double step = (b - a) / samples;
