@@ -1,0 +1,161 @@
+// Every pair of nine finite primitives at random poses (docs/geometry.md, "Every pair at random poses"): a robustness
+// sweep of the public query's paths, not a timing. Each pose lowers one primitive onto the other at random attitudes
+// to V = 1e-9 ... 3e-6 m^3 (bisection on the public query) and compares the query at its default tolerance with the
+// column engine at tolerance 1e-5 (third argument). Where they differ by more than 2e-3 (VCSIM_THRESHOLD overrides),
+// exact chords along the normal on a 1000^2 and a 2000^2 midpoint grid over the footprint say which one is wrong, and
+// the pose is printed. VCSIM_ONLY=cone-capsule limits it to one pair (the poses drawn stay the same).
+//
+//   build-tests/benchmarks/bench_every_pair [poses per pair = 6] [seed = 3] [reference tolerance = 1e-5]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "geometry/cell_impl.h"
+#include "geometry/interference.h"
+#include "geometry/line_sets.h"
+
+using namespace vcsim;
+using namespace vcsim::geo;
+
+namespace {
+
+Primitive primitive(PrimitiveKind kind) {
+  Primitive p;
+  p.kind = kind;
+  return p;
+}
+
+Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
+  Primitive p = primitive(kind);
+  p.radius = radius, p.length = length, p.radius_top = radius_top;
+  return p;
+}
+
+Cell cell_of(const Primitive& p) {
+  CsgNode node;
+  node.primitive = p;
+  return make_body_geometry(node, "").cells.at(0);
+}
+
+Quat random_rotation(std::mt19937& rng) {
+  std::normal_distribution<double> g;
+  return Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
+}
+
+// V by exact chords along the normal on an n x n midpoint grid over the footprint (found by a 400 x 400 pass).
+double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb, const Interference& near, int n) {
+  const Pose frame{near.centroid, Quat::FromTwoVectors(Vec3::UnitZ(), near.normal_estimate.normalized())};
+  std::vector<lines::Placed> prims;
+  for (const CellPrimitive& cp : a.impl->prims) prims.push_back(lines::place(cp, pa, frame));
+  const size_t na = prims.size();
+  for (const CellPrimitive& cp : b.impl->prims) prims.push_back(lines::place(cp, pb, frame));
+  Vec3 lo, hi, lo_b, hi_b;
+  lines::placed_cell_bounds(prims, 0, na, lo, hi);
+  lines::placed_cell_bounds(prims, na, prims.size(), lo_b, hi_b);
+  lo = lo.cwiseMax(lo_b), hi = hi.cwiseMin(hi_b);
+  double x0 = lo.x(), x1 = hi.x(), y0 = lo.y(), y1 = hi.y(), V = 0;
+  for (int count : {400, n}) {
+    const double hx = (x1 - x0) / count, hy = (y1 - y0) / count;
+    double fx0 = 1e300, fx1 = -1e300, fy0 = 1e300, fy1 = -1e300;
+    V = 0;
+    for (int i = 0; i < count; ++i)
+      for (int j = 0; j < count; ++j) {
+        const double x = x0 + (i + 0.5) * hx, y = y0 + (j + 0.5) * hy;
+        const auto set = lines::cell_line_set(prims, 0, prims.size(), Vec3(x, y, 0), Vec3::UnitZ(), lo.z() - 1e-3,
+                                              hi.z() + 1e-3);
+        double length = 0;
+        for (int k = 0; k < set.n; ++k) length += set.v[k][1] - set.v[k][0];
+        if (!(length > 0)) continue;
+        V += length * hx * hy;
+        fx0 = std::min(fx0, x - hx), fx1 = std::max(fx1, x + hx), fy0 = std::min(fy0, y - hy), fy1 = std::max(fy1, y + hy);
+      }
+    if (fx0 > fx1) return 0;
+    x0 = fx0, x1 = fx1, y0 = fy0, y1 = fy1;
+  }
+  return V;
+}
+
+// The height z in [lo, hi] at which b, at `at` + z e_z with attitude qb, overlaps a by V = target (bisection).
+double height_for_volume(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at, double target) {
+  double lo = -0.3, hi = 0.3;
+  for (int it = 0; it < 40; ++it) {
+    const double z = 0.5 * (lo + hi);
+    (interference(a, pa, b, Pose{at + Vec3(0, 0, z), qb}).volume > target ? lo : hi) = z;
+  }
+  return hi;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 6;
+  const int seed = argc > 2 ? std::atoi(argv[2]) : 3;
+  const double ref_tolerance = argc > 3 ? std::atof(argv[3]) : 1e-5;
+  const double threshold = std::getenv("VCSIM_THRESHOLD") ? std::atof(std::getenv("VCSIM_THRESHOLD")) : 2e-3;
+  const char* only = std::getenv("VCSIM_ONLY");
+  std::vector<std::pair<const char*, Primitive>> prims;
+  {
+    Primitive ball = primitive(PrimitiveKind::Sphere), box = primitive(PrimitiveKind::Box);
+    Primitive ellipsoid = primitive(PrimitiveKind::Ellipsoid), torus = primitive(PrimitiveKind::Torus);
+    Primitive slab = primitive(PrimitiveKind::Slab);
+    ball.radius = 0.03, box.size = Vec3(0.08, 0.05, 0.03), ellipsoid.radii = Vec3(0.04, 0.025, 0.015);
+    torus.major_radius = 0.04, torus.minor_radius = 0.012, slab.thickness = 0.02;
+    prims = {{"ball", ball},
+             {"box", box},
+             {"cylinder", rod(PrimitiveKind::Cylinder, 0.025, 0.1)},
+             {"cone", rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0)},
+             {"frustum", rod(PrimitiveKind::Cone, 0.03, 0.08, 0.012)},
+             {"capsule", rod(PrimitiveKind::Capsule, 0.015, 0.08)},
+             {"ellipsoid", ellipsoid},
+             {"torus", torus},
+             {"slab", slab}};
+  }
+  QueryOptions reference;
+  reference.closed_forms = false;
+  reference.tolerance = ref_tolerance;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int all = 0, all_off = 0;
+  for (size_t i = 0; i < prims.size(); ++i)
+    for (size_t j = i; j < prims.size(); ++j) {
+      if (prims[i].second.kind == PrimitiveKind::Slab && prims[j].second.kind == PrimitiveKind::Slab) continue;
+      const std::string name = std::string(prims[i].first) + "-" + prims[j].first;
+      const Cell a = cell_of(prims[i].second), b = cell_of(prims[j].second);
+      int poses = 0, off = 0;
+      double worst = 0, query_us = 0;
+      for (int t = 0; t < n; ++t) {
+        const Quat qa = random_rotation(rng), qb = random_rotation(rng);
+        const Vec3 at(0.03 * (unit(rng) - 0.5), 0.03 * (unit(rng) - 0.5), 0);
+        const double target = std::pow(10.0, -9 + 3.5 * unit(rng));
+        if (only && name != only) continue;  // the draws above keep every pair's poses the same
+        const Pose pa{Vec3::Zero(), qa}, pb{at + Vec3(0, 0, height_for_volume(a, pa, b, qb, at, target)), qb};
+        const auto start = std::chrono::steady_clock::now();
+        const Interference q = interference(a, pa, b, pb);
+        query_us += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+        if (!q.overlap) continue;
+        const Interference ref = interference(a, pa, b, pb, reference);
+        ++poses;
+        const double e = ref.volume > 0 ? q.volume / ref.volume - 1 : 1;
+        worst = std::max(worst, std::abs(e));
+        if (std::abs(e) <= threshold) continue;
+        ++off;
+        const double c1 = chords_volume(a, pa, b, pb, ref, 1000), c2 = chords_volume(a, pa, b, pb, ref, 2000);
+        std::printf("  %s pose %d: V %.3e, query %+.2e; against exact chords (1000, 2000 across): query %+.2e %+.2e, "
+                    "column engine %+.2e %+.2e\n", name.c_str(), t, ref.volume, e, q.volume / c1 - 1, q.volume / c2 - 1,
+                    ref.volume / c1 - 1, ref.volume / c2 - 1);
+        std::printf("    a at the origin, q (%.17g, %.17g, %.17g, %.17g); b at (%.17g, %.17g, %.17g), q (%.17g, %.17g, "
+                    "%.17g, %.17g)\n", qa.w(), qa.x(), qa.y(), qa.z(), pb.position.x(), pb.position.y(),
+                    pb.position.z(), qb.w(), qb.x(), qb.y(), qb.z());
+      }
+      if (poses == 0) continue;
+      all += poses, all_off += off;
+      std::printf("%-10s %-10s %3d poses, %d off by more than %.0e, worst %.1e, mean query %.0f us\n", prims[i].first,
+                  prims[j].first, poses, off, threshold, worst, query_us / n);
+      std::fflush(stdout);
+    }
+  std::printf("%d poses, %d off\n", all, all_off);
+  return 0;
+}
