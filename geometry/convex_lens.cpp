@@ -432,11 +432,12 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   }
   const Vec3 &lo = lens.lo, &hi = lens.hi;
 
-  // The footprint's extent in u: where the row's highest column reaches zero (its value near the tip good to
-  // ~1e-14 of the box, the argument to 1e-7).
-  // The rim points' spread across the rows bounds where a row's footprint can lie: near the previous row's maximum.
+  // The rim points' spread across the rows: where a row's searches look first, around a point inside the footprint.
   double& v_reach = lens.v_reach;
   for (int k = 0; k < 8; ++k) v_reach = std::max(v_reach, std::abs(std::sin(k * kPi / 4 - turn) * reach[k]));
+
+  // The footprint's extent in u: where the row's highest column reaches zero (its value near the tip good to
+  // ~1e-14 of the box, the argument to 1e-7).
   double y_peak = v;  // the last row maximum found inside the footprint
   auto row_max = [&](double x) {
     // First near the last maximum (the footprint is convex, so it moves little from row to row), then over the whole

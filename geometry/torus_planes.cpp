@@ -99,22 +99,22 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     auto roots = [&](const std::function<double(double)>& f) {
       constexpr int N = 32;
       for (size_t p = 0; p + 1 < panels.size(); ++p) {
-      const double from = panels[p], step = (panels[p + 1] - panels[p]) / N;
-      if (!(step > 0)) continue;
-      double t0 = from, f0 = f(t0);
-      for (int k = 1; k <= N; ++k) {
-        const double t1 = k == N ? panels[p + 1] : from + step * k, f1 = f(t1);
-        if (std::isfinite(f0) && std::isfinite(f1) && (f0 < 0) != (f1 < 0)) {
-          double lo = t0, hi = t1, flo = f0;
-          for (int it = 0; it < 60; ++it) {
-            const double mid = 0.5 * (lo + hi), fm = f(mid);
-            if ((fm < 0) == (flo < 0)) lo = mid, flo = fm;
-            else hi = mid;
+        const double from = panels[p], step = (panels[p + 1] - panels[p]) / N;
+        if (!(step > 0)) continue;
+        double t0 = from, f0 = f(t0);
+        for (int k = 1; k <= N; ++k) {
+          const double t1 = k == N ? panels[p + 1] : from + step * k, f1 = f(t1);
+          if (std::isfinite(f0) && std::isfinite(f1) && (f0 < 0) != (f1 < 0)) {
+            double lo = t0, hi = t1, flo = f0;
+            for (int it = 0; it < 60; ++it) {
+              const double mid = 0.5 * (lo + hi), fm = f(mid);
+              if ((fm < 0) == (flo < 0)) lo = mid, flo = fm;
+              else hi = mid;
+            }
+            breaks.push_back(0.5 * (lo + hi));
           }
-          breaks.push_back(0.5 * (lo + hi));
+          t0 = t1, f0 = f1;
         }
-        t0 = t1, f0 = f1;
-      }
       }
     };
     for (size_t i = 0; i < rings.size(); ++i)

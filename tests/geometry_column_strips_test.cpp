@@ -34,8 +34,8 @@ double segment_shape(double alpha) {
 // ~1e-5 of the area at depth 1e-7 (terms 6e-6 for a lens of 8e-12 m²).
 double lens_area(double a, double b, double depth) {
   const double d = a + b - depth;
-  // Distances from each centre to the chord: a − p = depth (2b − depth) / (2d), b − q likewise.
-  const double ap = depth * (2 * b - depth) / (2 * d), bq = depth * (2 * a - depth) / (2 * d);
+  // The distance from a's centre to the chord: a − p = depth (2b − depth) / (2d) (the half chord follows from it).
+  const double ap = depth * (2 * b - depth) / (2 * d);
   const double half_chord = std::sqrt(ap * (2 * a - ap));
   return a * a * segment_shape(std::asin(half_chord / a)) + b * b * segment_shape(std::asin(half_chord / b));
 }
