@@ -13,17 +13,12 @@
 
 #include "benchmarks/bench_support.h"
 #include "geometry/interference.h"
+#include "tests/geometry_support.h"
 
 using namespace vcsim;
 using namespace vcsim::geo;
 
 namespace {
-
-Primitive make(PrimitiveKind kind) {
-  Primitive p;
-  p.kind = kind;
-  return p;
-}
 
 // The lowest world z of a primitive at attitude q with its frame at the origin (support function along −z).
 double lowest(const Primitive& p, const Quat& q) {
@@ -53,22 +48,22 @@ int main(int argc, char** argv) {
     Primitive p;
   };
   std::vector<Shape> shapes;
-  Primitive cyl = make(PrimitiveKind::Cylinder);
+  Primitive cyl = geometry_support::primitive(PrimitiveKind::Cylinder);
   cyl.radius = 0.05, cyl.length = 0.2;
-  Primitive frustum = make(PrimitiveKind::Cone);
+  Primitive frustum = geometry_support::primitive(PrimitiveKind::Cone);
   frustum.radius = 0.05, frustum.radius_top = 0.02, frustum.length = 0.1;
   Primitive cone = frustum;
   cone.radius_top = 0;
-  Primitive capsule = make(PrimitiveKind::Capsule);
+  Primitive capsule = geometry_support::primitive(PrimitiveKind::Capsule);
   capsule.radius = 0.03, capsule.length = 0.1;
-  Primitive ell = make(PrimitiveKind::Ellipsoid);
+  Primitive ell = geometry_support::primitive(PrimitiveKind::Ellipsoid);
   ell.radii = Vec3(0.05, 0.04, 0.03);
-  Primitive torus = make(PrimitiveKind::Torus);
+  Primitive torus = geometry_support::primitive(PrimitiveKind::Torus);
   torus.major_radius = 0.05, torus.minor_radius = 0.015;
   shapes = {{"cylinder R 0.05 L 0.2", cyl},   {"frustum 0.05/0.02 L 0.1", frustum}, {"cone 0.05 L 0.1", cone},
             {"capsule R 0.03 L 0.1", capsule}, {"ellipsoid 0.05/0.04/0.03", ell},   {"torus 0.05/0.015", torus}};
   for (int k = 1; k < argc; ++k) {
-    Primitive m = make(PrimitiveKind::Mesh);
+    Primitive m = geometry_support::primitive(PrimitiveKind::Mesh);
     m.mesh_file = argv[k];
     std::string base = argv[k];
     base = base.substr(base.find_last_of('/') + 1);
@@ -82,8 +77,8 @@ int main(int argc, char** argv) {
       {"upright", Quat::Identity()},
       {"tip down", Quat(Eigen::AngleAxisd(M_PI, Vec3::UnitX()))},
       {"generic", Quat(Eigen::AngleAxisd(1.234, Vec3(0.2, -0.7, 0.4).normalized()))}};
-  Primitive half = make(PrimitiveKind::HalfSpace);
-  Primitive table = make(PrimitiveKind::Box);
+  Primitive half = geometry_support::primitive(PrimitiveKind::HalfSpace);
+  Primitive table = geometry_support::primitive(PrimitiveKind::Box);
   table.size = Vec3(2, 2, 0.1);
   const Cell half_c = bench::one_cell(half), table_c = bench::one_cell(table);
   const Pose table_pose{Vec3(0.3, -0.2, -0.05), Quat::Identity()};
@@ -133,7 +128,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\nworst closed-form time %.2f us, worst V difference %.1e\n\n", worst_us, worst_dv);
   // Curved pairs with closed forms: a ball on a fixed ball, a ball against a cylinder's and a capsule's side.
-  Primitive ball = make(PrimitiveKind::Sphere), small = ball;
+  Primitive ball = geometry_support::primitive(PrimitiveKind::Sphere), small = ball;
   ball.radius = 0.1;
   small.radius = 0.03;
   const Cell ball_c = bench::one_cell(ball), small_c = bench::one_cell(small), cyl_c = bench::one_cell(cyl),

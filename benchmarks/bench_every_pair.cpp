@@ -16,34 +16,11 @@
 #include "geometry/cell_impl.h"
 #include "geometry/interference.h"
 #include "geometry/line_sets.h"
+#include "tests/geometry_support.h"
 
-using namespace vcsim;
-using namespace vcsim::geo;
+using namespace geometry_support;
 
 namespace {
-
-Primitive primitive(PrimitiveKind kind) {
-  Primitive p;
-  p.kind = kind;
-  return p;
-}
-
-Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
-  Primitive p = primitive(kind);
-  p.radius = radius, p.length = length, p.radius_top = radius_top;
-  return p;
-}
-
-Cell cell_of(const Primitive& p) {
-  CsgNode node;
-  node.primitive = p;
-  return make_body_geometry(node, "").cells.at(0);
-}
-
-Quat random_rotation(std::mt19937& rng) {
-  std::normal_distribution<double> g;
-  return Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
-}
 
 // V by exact chords along the normal on an n x n midpoint grid over the footprint (found by a 400 x 400 pass).
 double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb, const Interference& near, int n) {
@@ -78,16 +55,6 @@ double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& p
   return V;
 }
 
-// The height z in [lo, hi] at which b, at `at` + z e_z with attitude qb, overlaps a by V = target (bisection).
-double height_for_volume(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at, double target) {
-  double lo = -0.3, hi = 0.3;
-  for (int it = 0; it < 40; ++it) {
-    const double z = 0.5 * (lo + hi);
-    (interference(a, pa, b, Pose{at + Vec3(0, 0, z), qb}).volume > target ? lo : hi) = z;
-  }
-  return hi;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,13 +65,12 @@ int main(int argc, char** argv) {
   const char* only = std::getenv("VCSIM_ONLY");
   std::vector<std::pair<const char*, Primitive>> prims;
   {
-    Primitive ball = primitive(PrimitiveKind::Sphere), box = primitive(PrimitiveKind::Box);
     Primitive ellipsoid = primitive(PrimitiveKind::Ellipsoid), torus = primitive(PrimitiveKind::Torus);
     Primitive slab = primitive(PrimitiveKind::Slab);
-    ball.radius = 0.03, box.size = Vec3(0.08, 0.05, 0.03), ellipsoid.radii = Vec3(0.04, 0.025, 0.015);
-    torus.major_radius = 0.04, torus.minor_radius = 0.012, slab.thickness = 0.02;
-    prims = {{"ball", ball},
-             {"box", box},
+    ellipsoid.radii = Vec3(0.04, 0.025, 0.015), torus.major_radius = 0.04, torus.minor_radius = 0.012;
+    slab.thickness = 0.02;
+    prims = {{"ball", sphere(0.03)},
+             {"box", box(Vec3(0.08, 0.05, 0.03))},
              {"cylinder", rod(PrimitiveKind::Cylinder, 0.025, 0.1)},
              {"cone", rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0)},
              {"frustum", rod(PrimitiveKind::Cone, 0.03, 0.08, 0.012)},
@@ -123,7 +89,7 @@ int main(int argc, char** argv) {
     for (size_t j = i; j < prims.size(); ++j) {
       if (prims[i].second.kind == PrimitiveKind::Slab && prims[j].second.kind == PrimitiveKind::Slab) continue;
       const std::string name = std::string(prims[i].first) + "-" + prims[j].first;
-      const Cell a = cell_of(prims[i].second), b = cell_of(prims[j].second);
+      const Cell a = make_cell({prims[i].second}), b = make_cell({prims[j].second});
       int poses = 0, off = 0;
       double worst = 0, query_us = 0;
       for (int t = 0; t < n; ++t) {
@@ -131,7 +97,7 @@ int main(int argc, char** argv) {
         const Vec3 at(0.03 * (unit(rng) - 0.5), 0.03 * (unit(rng) - 0.5), 0);
         const double target = std::pow(10.0, -9 + 3.5 * unit(rng));
         if (only && name != only) continue;  // the draws above keep every pair's poses the same
-        const Pose pa{Vec3::Zero(), qa}, pb{at + Vec3(0, 0, height_for_volume(a, pa, b, qb, at, target)), qb};
+        const Pose pa{Vec3::Zero(), qa}, pb{at + Vec3(0, 0, height_for_volume(a, pa, b, qb, at, target, -0.3, 0.3, 40)), qb};
         const auto start = std::chrono::steady_clock::now();
         const Interference q = interference(a, pa, b, pb);
         query_us += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();

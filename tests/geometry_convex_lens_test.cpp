@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "geometry/convex_lens.h"
-#include "tests/geometry_support.h"
+#include "tests/geometry_checks.h"
 
 using namespace geometry_support;
 

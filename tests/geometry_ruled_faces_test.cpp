@@ -16,7 +16,7 @@
 #include "geometry/ruled_faces.h"
 #include "geometry/torus_sweep.h"
 #include "tests/cli_support.h"
-#include "tests/geometry_support.h"
+#include "tests/geometry_checks.h"
 
 using namespace geometry_support;
 

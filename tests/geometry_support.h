@@ -1,4 +1,5 @@
-// Shared by the geometry tests: cells from primitives, and random attitudes.
+// Shared by the geometry tests and benchmarks: cells from primitives, random attitudes, references. No Catch here
+// (the benchmarks include it too): the checks that assert are in tests/geometry_checks.h.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -35,22 +36,24 @@ inline Cell make_cell(const std::vector<Primitive>& prims) {
   root.where.key_path = "test";
   return make_body_geometry(root, "").cells.at(0);
 }
-inline Primitive sphere(double r) {
+inline Primitive primitive(PrimitiveKind kind) {
   Primitive p;
-  p.kind = PrimitiveKind::Sphere;
+  p.kind = kind;
+  return p;
+}
+inline Primitive sphere(double r) {
+  Primitive p = primitive(PrimitiveKind::Sphere);
   p.radius = r;
   return p;
 }
 inline Primitive box(const Vec3& size, const Pose& pose = {}) {
-  Primitive p;
-  p.kind = PrimitiveKind::Box;
+  Primitive p = primitive(PrimitiveKind::Box);
   p.size = size;
   p.pose = pose;
   return p;
 }
 inline Primitive halfspace(const Pose& pose = {}) {
-  Primitive p;
-  p.kind = PrimitiveKind::HalfSpace;
+  Primitive p = primitive(PrimitiveKind::HalfSpace);
   p.pose = pose;
   return p;
 }
@@ -141,8 +144,7 @@ inline Solid star_prism(const std::vector<Vec3>& poly, double H) {
 
 // A cylinder, cone, capsule (radius, length along z; radius_top for a cone's top).
 inline Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
-  Primitive p;
-  p.kind = kind;
+  Primitive p = primitive(kind);
   p.radius = radius;
   p.length = length;
   p.radius_top = radius_top;
@@ -271,18 +273,6 @@ inline MomentsReference moments_of(const Interference& q) {
   r.V = q.volume, r.c = q.centroid, r.J = q.inertia;
   return r;
 }
-// V relative, the centroid relative to V^(1/3) and J relative (Frobenius) within tol; printed. The test file includes
-// Catch before this header.
-inline void check_moments(const MomentsReference& q, const MomentsReference& r, double tol, const char* what) {
-  INFO(what);
-  const double dV = std::abs(q.V - r.V) / r.V, dc = (q.c - r.c).norm() / std::cbrt(r.V),
-               dJ = (q.J - r.J).norm() / r.J.norm();
-  std::printf("%s: V %.3e, V err %.2e, centroid %.2e of V^(1/3), J %.2e\n", what, r.V, dV, dc, dJ);
-  CHECK(dV < tol);
-  CHECK(dc < tol);
-  CHECK(dJ < tol);
-}
-
 // Uniformly distributed over rotations (a normalised Gaussian quaternion).
 inline Quat random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> g;
@@ -322,19 +312,6 @@ inline Smoothness third_differences(const std::vector<double>& V) {
     s.worst = std::max(s.worst, std::abs(d3) / (V[k + 1] - V[k]));
   }
   return s;
-}
-
-// b (attitude qb) lowered onto a from where V reaches 1e-8 m³, 1000 × 1 µm: V strictly increasing and its third
-// differences below 1e-2 of the first (printed as `what`). The test file includes Catch before this header.
-inline void check_smooth_lowering(const char* what, const Cell& a, const Pose& pa, const Cell& b, const Quat& qb,
-                                  const Vec3& at) {
-  const double hi = height_for_volume(a, pa, b, qb, at, 1e-8, -0.3, 0.4, 50);
-  const std::vector<double> V = lowered_volumes(a, pa, b, qb, at, hi, 1001, 1e-6);
-  const Smoothness sm = third_differences(V);
-  std::printf("%s: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", what, V[0], V.back(),
-              sm.non_increasing, sm.worst);
-  CHECK(sm.non_increasing == 0);
-  CHECK(sm.worst < 0.01);
 }
 
 }  // namespace geometry_support
