@@ -13,49 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "geometry/cell_impl.h"
 #include "geometry/interference.h"
-#include "geometry/line_sets.h"
 #include "tests/geometry_support.h"
 
 using namespace geometry_support;
-
-namespace {
-
-// V by exact chords along the normal on an n x n midpoint grid over the footprint (found by a 400 x 400 pass).
-double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb, const Interference& near, int n) {
-  const Pose frame{near.centroid, Quat::FromTwoVectors(Vec3::UnitZ(), near.normal_estimate.normalized())};
-  std::vector<lines::Placed> prims;
-  for (const CellPrimitive& cp : a.impl->prims) prims.push_back(lines::place(cp, pa, frame));
-  const size_t na = prims.size();
-  for (const CellPrimitive& cp : b.impl->prims) prims.push_back(lines::place(cp, pb, frame));
-  Vec3 lo, hi, lo_b, hi_b;
-  lines::placed_cell_bounds(prims, 0, na, lo, hi);
-  lines::placed_cell_bounds(prims, na, prims.size(), lo_b, hi_b);
-  lo = lo.cwiseMax(lo_b), hi = hi.cwiseMin(hi_b);
-  double x0 = lo.x(), x1 = hi.x(), y0 = lo.y(), y1 = hi.y(), V = 0;
-  for (int count : {400, n}) {
-    const double hx = (x1 - x0) / count, hy = (y1 - y0) / count;
-    double fx0 = 1e300, fx1 = -1e300, fy0 = 1e300, fy1 = -1e300;
-    V = 0;
-    for (int i = 0; i < count; ++i)
-      for (int j = 0; j < count; ++j) {
-        const double x = x0 + (i + 0.5) * hx, y = y0 + (j + 0.5) * hy;
-        const auto set = lines::cell_line_set(prims, 0, prims.size(), Vec3(x, y, 0), Vec3::UnitZ(), lo.z() - 1e-3,
-                                              hi.z() + 1e-3);
-        double length = 0;
-        for (int k = 0; k < set.n; ++k) length += set.v[k][1] - set.v[k][0];
-        if (!(length > 0)) continue;
-        V += length * hx * hy;
-        fx0 = std::min(fx0, x - hx), fx1 = std::max(fx1, x + hx), fy0 = std::min(fy0, y - hy), fy1 = std::max(fy1, y + hy);
-      }
-    if (fx0 > fx1) return 0;
-    x0 = fx0, x1 = fx1, y0 = fy0, y1 = fy1;
-  }
-  return V;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 6;

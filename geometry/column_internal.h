@@ -26,7 +26,12 @@ struct Pair {
   std::vector<Placed> prims;
   size_t n_i = 0;      // prims[0, n_i) belong to cell i
   bool convex = true;  // no complement, no torus, no mesh: one interval per column, signed gap defined
+  // Non-convex pairs: cell i / j is one primitive with one smooth face (ball, ellipsoid, capsule, torus), so an interval
+  // of its own chord ends on that face at both ends and shrinks like √distance at its silhouette (ColumnValue::graze,
+  // ColumnValue::chords).
+  bool smooth_i = false, smooth_j = false;
   double s0 = 0, s1 = 0;
+  double reach[2][2] = {{0, 0}, {0, 0}};  // each cell's extent along the columns (its chords are not clipped)
 };
 
 // What a column contributes: its set's total length G, and mean s and s² over the set
@@ -37,6 +42,16 @@ struct ColumnValue {
   int sig = 0;  // which primitive faces bound the column (convex pairs): G is smooth where sig is constant
   double G = 0, m = 0, q = 0;
   double lo = 0, hi = 0;  // hull of the set
+  // Both ends of the set on one face of one cell (a single interval of that cell's own chord): near the patch's rim
+  // that is a silhouette, where G falls to 0 like √distance, not linearly (integrate_triangle).
+  bool graze = false;
+  bool rim = false;  // a rim cut (find_cut): the innermost column found next to the patch's outline
+  // Non-convex pairs of two smooth cells (Pair::smooth_i, smooth_j) and a one-interval set: each cell's own interval
+  // around it, as its midpoint and half-length². Near a silhouette those two are smooth where the ends are not
+  // (an end = mid ± √h2), so integrate_triangle interpolates them there instead of G.
+  bool chords = false;
+  double mid[2] = {0, 0}, h2[2] = {0, 0};
+  int which[2] = {0, 0};  // the interval's index and the cell's interval count: a change is a jump of mid and h2
 };
 
 struct FieldVertex {
