@@ -26,10 +26,12 @@ struct Pair {
   std::vector<Placed> prims;
   size_t n_i = 0;      // prims[0, n_i) belong to cell i
   bool convex = true;  // no complement, no torus, no mesh: one interval per column, signed gap defined
-  // Non-convex pairs: cell i / j is one primitive with one smooth face (ball, ellipsoid, capsule, torus), so an interval
-  // of its own chord ends on that face at both ends and shrinks like √distance at its silhouette (ColumnValue::graze,
-  // ColumnValue::chords).
-  bool smooth_i = false, smooth_j = false;
+  // Non-convex pairs: what each cell's own chord ends on (ColumnValue::graze, chords). kOneFace: a single primitive
+  // with one smooth face (ball, ellipsoid, capsule, torus); kFaces: a single convex primitive whose faces line_span
+  // names (cylinder, cone, box); kMany otherwise. A chord with both ends on one smooth face shrinks like √distance at
+  // its silhouette.
+  enum CellFaces { kMany, kOneFace, kFaces };
+  CellFaces faces[2] = {kMany, kMany};
   double s0 = 0, s1 = 0;
   double reach[2][2] = {{0, 0}, {0, 0}};  // each cell's extent along the columns (its chords are not clipped)
 };
@@ -46,12 +48,12 @@ struct ColumnValue {
   // that is a silhouette, where G falls to 0 like √distance, not linearly (integrate_triangle).
   bool graze = false;
   bool rim = false;  // a rim cut (find_cut): the innermost column found next to the patch's outline
-  // Non-convex pairs of two smooth cells (Pair::smooth_i, smooth_j) and a one-interval set: each cell's own interval
-  // around it, as its midpoint and half-length². Near a silhouette those two are smooth where the ends are not
-  // (an end = mid ± √h2), so integrate_triangle interpolates them there instead of G.
+  // Non-convex pairs of two single-primitive cells (Pair::faces) and a one-interval set: each cell's own interval
+  // around it, both ends on one curved face, as its midpoint and half-length². Near a silhouette those two are smooth
+  // where the ends (mid ± √h2) are not, so integrate_triangle interpolates them instead of G.
   bool chords = false;
   double mid[2] = {0, 0}, h2[2] = {0, 0};
-  int which[2] = {0, 0};  // the interval's index and the cell's interval count: a change is a jump of mid and h2
+  int which[2] = {0, 0};  // the interval's index, the cell's interval count and the face: a change is a jump
 };
 
 struct FieldVertex {

@@ -24,6 +24,24 @@ IntervalList cell_set(const Pair& pr, size_t begin, size_t end, double u, double
   return lines::cell_line_set(pr.prims, begin, end, Vec3(u, v, 0), Vec3::UnitZ(), pr.s0, pr.s1);
 }
 
+namespace {
+
+// Whether line_span's face `face` of a convex primitive is curved (a chord with both ends on it shrinks like
+// √distance at its silhouette) rather than a plane.
+bool curved_face(const Placed& p, int face) {
+  switch (p.kind) {
+    case PrimitiveKind::Sphere:
+    case PrimitiveKind::Ellipsoid:
+    case PrimitiveKind::InfiniteCylinder: return true;
+    case PrimitiveKind::Cylinder:
+    case PrimitiveKind::Cone: return face == 0;
+    case PrimitiveKind::Capsule: return face != 1;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 ColumnValue eval_column(const Pair& pr, double u, double v) {
   ColumnValue c;
   if (pr.convex) {
@@ -42,44 +60,43 @@ ColumnValue eval_column(const Pair& pr, double u, double v) {
       return c;
     }
     c.in = c.G > 0;
-    c.graze = sig_lo == sig_hi;
+    c.graze = sig_lo == sig_hi && curved_face(pr.prims[sig_lo / 8], sig_lo % 8);
     c.lo = lo, c.hi = hi;
     c.m = 0.5 * (lo + hi);
     c.q = c.m * c.m + c.G * c.G / 12.0;
     return c;
   }
-  // Two smooth cells: each one's whole chord, so that its midpoint and half-length are the cell's (ColumnValue::chords);
-  // the set is the same, both chords lying within the overlap box's span along the column where they overlap.
-  const bool whole = pr.smooth_i && pr.smooth_j;
-  const IntervalList set_i = whole ? lines::cell_line_set(pr.prims, 0, pr.n_i, Vec3(u, v, 0), Vec3::UnitZ(),
-                                                          pr.reach[0][0], pr.reach[0][1])
-                                   : cell_set(pr, 0, pr.n_i, u, v);
-  const IntervalList set_j = whole ? lines::cell_line_set(pr.prims, pr.n_i, pr.prims.size(), Vec3(u, v, 0),
-                                                          Vec3::UnitZ(), pr.reach[1][0], pr.reach[1][1])
-                                   : cell_set(pr, pr.n_i, pr.prims.size(), u, v);
-  const IntervalList set = intersect(set_i, set_j);
+  // A single-primitive cell's whole chord (not clipped to the overlap box), so that its midpoint and half-length are
+  // the cell's (ColumnValue::chords); the set is the same, the chords overlapping only within the box.
+  const auto cell_chords = [&](int e) {
+    const size_t begin = e ? pr.n_i : 0, end = e ? pr.prims.size() : pr.n_i;
+    return pr.faces[e] == Pair::kMany ? cell_set(pr, begin, end, u, v)
+                                      : lines::cell_line_set(pr.prims, begin, end, Vec3(u, v, 0), Vec3::UnitZ(),
+                                                             pr.reach[e][0], pr.reach[e][1]);
+  };
+  const IntervalList cells[2] = {cell_chords(0), cell_chords(1)};
+  const IntervalList set = intersect(cells[0], cells[1]);
   if (set.n == 1) {
-    const auto own = [&](const IntervalList& cell) {
-      for (int k = 0; k < cell.n; ++k)
-        if (cell.v[k] == set.v[0]) return true;
-      return false;
-    };
-    c.graze = (pr.smooth_i && own(set_i)) || (pr.smooth_j && own(set_j));
-    if (whole) {
-      c.chords = true;
-      const IntervalList* cells[2] = {&set_i, &set_j};
-      for (int e = 0; e < 2; ++e) {
-        const IntervalList& cell = *cells[e];
-        int k = 0;
-        while (k < cell.n && !(cell.v[k][0] <= set.v[0][0] && set.v[0][1] <= cell.v[k][1])) ++k;
-        if (k == cell.n || cell.v[k][0] <= pr.reach[e][0] || cell.v[k][1] >= pr.reach[e][1]) {
-          c.chords = false;
-          break;
-        }
-        c.which[e] = k * lines::kMaxIntervals + cell.n;
-        c.mid[e] = 0.5 * (cell.v[k][0] + cell.v[k][1]);
-        c.h2[e] = 0.25 * (cell.v[k][1] - cell.v[k][0]) * (cell.v[k][1] - cell.v[k][0]);
+    c.chords = pr.faces[0] != Pair::kMany && pr.faces[1] != Pair::kMany;
+    for (int e = 0; e < 2; ++e) {
+      if (pr.faces[e] == Pair::kMany) continue;
+      const IntervalList& cell = cells[e];
+      int k = 0;
+      while (k < cell.n && !(cell.v[k][0] <= set.v[0][0] && set.v[0][1] <= cell.v[k][1])) ++k;
+      int face = 0;
+      if (pr.faces[e] == Pair::kFaces) {
+        const Placed& p = pr.prims[e ? pr.n_i : 0];
+        const Span sp = line_span(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2));
+        face = sp.face_lo == sp.face_hi && curved_face(p, sp.face_lo) ? sp.face_lo : -1;
       }
+      if (k < cell.n && face >= 0 && cell.v[k] == set.v[0]) c.graze = true;
+      if (k == cell.n || face < 0 || cell.v[k][0] <= pr.reach[e][0] || cell.v[k][1] >= pr.reach[e][1]) {
+        c.chords = false;
+        continue;
+      }
+      c.which[e] = (k * lines::kMaxIntervals + cell.n) * 8 + face;
+      c.mid[e] = 0.5 * (cell.v[k][0] + cell.v[k][1]);
+      c.h2[e] = 0.25 * (cell.v[k][1] - cell.v[k][0]) * (cell.v[k][1] - cell.v[k][0]);
     }
   }
   double i0 = 0, i1 = 0, i2 = 0;
@@ -429,16 +446,19 @@ Pair make_pair(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimi
   for (const auto& p : cell_j) pr.prims.push_back(place(p, pose_j, frame));
   for (const Placed& p : pr.prims)
     if (p.complement || p.kind == PrimitiveKind::Torus || p.kind == PrimitiveKind::Mesh) pr.convex = false;
-  const auto smooth = [&](size_t begin, size_t end) {
-    if (end - begin != 1 || pr.prims[begin].complement) return false;
-    const PrimitiveKind k = pr.prims[begin].kind;
-    return k == PrimitiveKind::Sphere || k == PrimitiveKind::Ellipsoid || k == PrimitiveKind::Capsule ||
-           k == PrimitiveKind::Torus;
-  };
-  pr.smooth_i = smooth(0, pr.n_i), pr.smooth_j = smooth(pr.n_i, pr.prims.size());
   for (int e = 0; e < 2; ++e) {
+    const size_t begin = e ? pr.n_i : 0, end = e ? pr.prims.size() : pr.n_i;
+    if (end - begin != 1 || pr.prims[begin].complement) continue;
+    const PrimitiveKind k = pr.prims[begin].kind;
+    if (k == PrimitiveKind::Sphere || k == PrimitiveKind::Ellipsoid || k == PrimitiveKind::Capsule ||
+        k == PrimitiveKind::Torus)
+      pr.faces[e] = Pair::kOneFace;
+    else if (k == PrimitiveKind::Cylinder || k == PrimitiveKind::Cone || k == PrimitiveKind::Box)
+      pr.faces[e] = Pair::kFaces;  // bounded: the whole chord has finite ends
+    else
+      continue;
     Vec3 lo, hi;
-    placed_cell_bounds(pr.prims, e ? pr.n_i : 0, e ? pr.prims.size() : pr.n_i, lo, hi);
+    placed_cell_bounds(pr.prims, begin, end, lo, hi);
     const double margin = 1e-3 * (hi.z() - lo.z());
     pr.reach[e][0] = lo.z() - margin, pr.reach[e][1] = hi.z() + margin;
   }

@@ -49,9 +49,10 @@ TEST_CASE("A ball wholly inside a torus's tube: its own volume, centroid and ine
     }
 }
 
-TEST_CASE("Two tori interlocked, a capsule and a ball deep in a torus: V within the tolerance", "[geometry][silhouettes]") {
+TEST_CASE("Two tori interlocked, a capsule and a cylinder deep in a torus: V within the tolerance", "[geometry][silhouettes]") {
   // Poses from random sweeps (bench_every_pair seed 5, a scratch sweep with seed 1), where the column engine at
-  // tolerance 1e-3 was 9.0e-3, 6.9e-4 and 8.1e-3 low against exact chords, and at 1e-4 1.7e-3, 2.7e-5 and 1.3e-3.
+  // tolerance 1e-3 was 9.0e-3, 6.9e-4, 8.1e-3 and 3.0e-3 low against exact chords, and at 1e-4 1.7e-3, 2.7e-5, 1.3e-3
+  // and 4.1e-4.
   struct Case {
     const char* name;
     Primitive a;
@@ -72,6 +73,10 @@ TEST_CASE("Two tori interlocked, a capsule and a ball deep in a torus: V within 
        Quat(-0.70444654104953985, -0.46877081433847723, 0.53082055492989022, 0.047313136565898181),
        Vec3(-0.011204215248913605, 0.0023120289933770211, 0.039343262221154862),
        Quat(-0.40444401651230011, -0.88770276564244177, 0.18427684938923425, -0.12021181371785197)},
+      {"cylinder-torus", rod(PrimitiveKind::Cylinder, 0.025, 0.1),
+       Quat(0.56309660886917012, 0.42447767759470251, 0.64967796053239579, 0.2840060877909405),
+       Vec3(0.00066859704321928996, -0.0093786426104873356, 0.057606450642560952),
+       Quat(-0.5647149756873151, 0.21210299270781999, -0.40997060289026538, 0.68412968177433575)},
   };
   const Cell b = make_cell({ring});
   for (const Case& c : cases) {
