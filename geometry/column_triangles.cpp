@@ -66,18 +66,22 @@ ColumnValue eval_column(const Pair& pr, double u, double v) {
     c.q = c.m * c.m + c.G * c.G / 12.0;
     return c;
   }
-  // A single-primitive cell's whole chord (not clipped to the overlap box), so that its midpoint and half-length are
-  // the cell's (ColumnValue::chords); the set is the same, the chords overlapping only within the box.
-  const auto cell_chords = [&](int e) {
-    const size_t begin = e ? pr.n_i : 0, end = e ? pr.prims.size() : pr.n_i;
-    return pr.faces[e] == Pair::kMany ? cell_set(pr, begin, end, u, v)
-                                      : lines::cell_line_set(pr.prims, begin, end, Vec3(u, v, 0), Vec3::UnitZ(),
-                                                             pr.reach[e][0], pr.reach[e][1]);
-  };
-  const IntervalList cells[2] = {cell_chords(0), cell_chords(1)};
-  const IntervalList set = intersect(cells[0], cells[1]);
+  IntervalList clipped[2] = {cell_set(pr, 0, pr.n_i, u, v), cell_set(pr, pr.n_i, pr.prims.size(), u, v)}, whole[2];
+  IntervalList set = intersect(clipped[0], clipped[1]);
+  const IntervalList* cells = clipped;
+  // Two single-primitive cells and a non-empty column: their whole chords (not clipped to the overlap box), so that
+  // the midpoint and half-length are the cell's (ColumnValue::chords). The set is taken from them, for the same bits
+  // (a torus's roots depend on the range in the last place); they overlap only within the box.
+  const bool single = pr.faces[0] != Pair::kMany && pr.faces[1] != Pair::kMany;
+  if (set.n == 1 && single) {
+    for (int e = 0; e < 2; ++e)
+      whole[e] = lines::cell_line_set(pr.prims, e ? pr.n_i : 0, e ? pr.prims.size() : pr.n_i, Vec3(u, v, 0),
+                                      Vec3::UnitZ(), pr.reach[e][0], pr.reach[e][1]);
+    set = intersect(whole[0], whole[1]);
+    cells = whole;
+  }
   if (set.n == 1) {
-    c.chords = pr.faces[0] != Pair::kMany && pr.faces[1] != Pair::kMany;
+    c.chords = single;
     for (int e = 0; e < 2; ++e) {
       if (pr.faces[e] == Pair::kMany) continue;
       const IntervalList& cell = cells[e];
