@@ -66,22 +66,10 @@ ColumnValue eval_column(const Pair& pr, double u, double v) {
     c.q = c.m * c.m + c.G * c.G / 12.0;
     return c;
   }
-  IntervalList clipped[2] = {cell_set(pr, 0, pr.n_i, u, v), cell_set(pr, pr.n_i, pr.prims.size(), u, v)}, whole[2];
-  IntervalList set = intersect(clipped[0], clipped[1]);
-  const IntervalList* cells = clipped;
-  // Two single-primitive cells and a non-empty column: their whole chords (not clipped to the overlap box), so that
-  // the midpoint and half-length are the cell's (ColumnValue::chords). The set is taken from them, for the same bits
-  // (a torus's roots depend on the range in the last place); they overlap only within the box.
-  const bool single = pr.faces[0] != Pair::kMany && pr.faces[1] != Pair::kMany;
-  if (set.n == 1 && single) {
-    for (int e = 0; e < 2; ++e)
-      whole[e] = lines::cell_line_set(pr.prims, e ? pr.n_i : 0, e ? pr.prims.size() : pr.n_i, Vec3(u, v, 0),
-                                      Vec3::UnitZ(), pr.reach[e][0], pr.reach[e][1]);
-    set = intersect(whole[0], whole[1]);
-    cells = whole;
-  }
+  const IntervalList cells[2] = {cell_set(pr, 0, pr.n_i, u, v), cell_set(pr, pr.n_i, pr.prims.size(), u, v)};
+  const IntervalList set = intersect(cells[0], cells[1]);
   if (set.n == 1) {
-    c.chords = single;
+    c.chords = pr.faces[0] != Pair::kMany && pr.faces[1] != Pair::kMany;
     for (int e = 0; e < 2; ++e) {
       if (pr.faces[e] == Pair::kMany) continue;
       const IntervalList& cell = cells[e];
@@ -93,14 +81,30 @@ ColumnValue eval_column(const Pair& pr, double u, double v) {
         const Span sp = line_span(p, p.A.col(0) * u + p.A.col(1) * v + p.b, p.A.col(2));
         face = sp.face_lo == sp.face_hi && curved_face(p, sp.face_lo) ? sp.face_lo : -1;
       }
-      if (k < cell.n && face >= 0 && cell.v[k] == set.v[0]) c.graze = true;
-      if (k == cell.n || face < 0 || cell.v[k][0] <= pr.reach[e][0] || cell.v[k][1] >= pr.reach[e][1]) {
+      if (k == cell.n || face < 0) {
         c.chords = false;
         continue;
       }
+      std::array<double, 2> chord = cell.v[k];
+      if (chord == set.v[0]) c.graze = true;
+      if (!c.chords) continue;
+      const double slack = 1e-9 * (pr.reach[e][1] - pr.reach[e][0]);  // the ends' last bits depend on the range
+      if (chord[0] <= pr.s0 + slack || chord[1] >= pr.s1 - slack) {
+        // Clipped to the overlap box: the cell's whole chord around the set, from its own extent along the column.
+        const IntervalList all = lines::cell_line_set(pr.prims, e ? pr.n_i : 0, e ? pr.prims.size() : pr.n_i,
+                                                      Vec3(u, v, 0), Vec3::UnitZ(), pr.reach[e][0], pr.reach[e][1]);
+        int m = 0;
+        while (m < all.n && !(all.v[m][0] <= set.v[0][0] + slack && set.v[0][1] <= all.v[m][1] + slack)) ++m;
+        if (m == all.n || all.v[m][0] <= pr.reach[e][0] || all.v[m][1] >= pr.reach[e][1]) {
+          c.chords = false;
+          continue;
+        }
+        chord = all.v[m];
+      }
+      // The clipped list's count and index identify the interval: all corners of a lattice share the box's span.
       c.which[e] = (k * lines::kMaxIntervals + cell.n) * 8 + face;
-      c.mid[e] = 0.5 * (cell.v[k][0] + cell.v[k][1]);
-      c.h2[e] = 0.25 * (cell.v[k][1] - cell.v[k][0]) * (cell.v[k][1] - cell.v[k][0]);
+      c.mid[e] = 0.5 * (chord[0] + chord[1]);
+      c.h2[e] = 0.25 * (chord[1] - chord[0]) * (chord[1] - chord[0]);
     }
   }
   double i0 = 0, i1 = 0, i2 = 0;
