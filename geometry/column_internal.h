@@ -27,8 +27,8 @@ struct Pair {
   size_t n_i = 0;      // prims[0, n_i) belong to cell i
   bool convex = true;  // no complement, no torus, no mesh: one interval per column, signed gap defined
   // Non-convex pairs: what each cell's own chord ends on (ColumnValue::graze, chords). kOneFace: a single primitive
-  // with one smooth face (ball, ellipsoid, capsule, torus); kFaces: a single convex primitive whose faces line_span
-  // names (cylinder, cone, box); kMany otherwise. A chord with both ends on one smooth face shrinks like √distance at
+  // with one smooth face (ball, ellipsoid, capsule, torus); kFaces: a cylinder or cone, whose faces line_span names
+  // (its curved side, its flat ends); kMany otherwise. A chord with both ends on one smooth face shrinks like √distance at
   // its silhouette.
   enum CellFaces { kMany, kOneFace, kFaces };
   CellFaces faces[2] = {kMany, kMany};

@@ -461,7 +461,7 @@ Pair make_pair(const CellPrimitives& cell_i, const Pose& pose_i, const CellPrimi
     if (k == PrimitiveKind::Sphere || k == PrimitiveKind::Ellipsoid || k == PrimitiveKind::Capsule ||
         k == PrimitiveKind::Torus)
       pr.faces[e] = Pair::kOneFace;
-    else if (k == PrimitiveKind::Cylinder || k == PrimitiveKind::Cone || k == PrimitiveKind::Box)
+    else if (k == PrimitiveKind::Cylinder || k == PrimitiveKind::Cone)
       pr.faces[e] = Pair::kFaces;  // bounded: the whole chord has finite ends
     else
       continue;
