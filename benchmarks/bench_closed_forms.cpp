@@ -140,10 +140,10 @@ int main(int argc, char** argv) {
     Pose pa, pb;
   };
   const std::vector<Pair> pairs = {
-      {"ball R 0.03 on a ball R 0.1, 30 um", small_c, ball_c, Pose{Vec3(0.01, 0.02, 0.13 - 30e-6).normalized() * (0.13 - 30e-6), {}}, Pose{}},
-      {"ball R 0.03 on a ball R 0.1, 1 mm", small_c, ball_c, Pose{Vec3(0.01, 0.02, 0.13 - 1e-3).normalized() * (0.13 - 1e-3), {}}, Pose{}},
-      {"ball R 0.03 on a lying cylinder's side, 30 um", small_c, cyl_c, Pose{Vec3(0, 0.02, 0.08 - 30e-6), {}}, Pose{Vec3::Zero(), side}},
-      {"ball R 0.03 on a lying capsule's side, 1 mm", small_c, capsule_c, Pose{Vec3(0, 0.0, 0.06 - 1e-3), {}}, Pose{Vec3::Zero(), side}}};
+      {"ball R 0.03 on a ball R 0.1, 30 um", small_c, ball_c, Pose{Vec3(0.01, 0.02, 0.13 - 30e-6).normalized() * (0.13 - 30e-6), Quat::Identity()}, Pose{}},
+      {"ball R 0.03 on a ball R 0.1, 1 mm", small_c, ball_c, Pose{Vec3(0.01, 0.02, 0.13 - 1e-3).normalized() * (0.13 - 1e-3), Quat::Identity()}, Pose{}},
+      {"ball R 0.03 on a lying cylinder's side, 30 um", small_c, cyl_c, Pose{Vec3(0, 0.02, 0.08 - 30e-6), Quat::Identity()}, Pose{Vec3::Zero(), side}},
+      {"ball R 0.03 on a lying capsule's side, 1 mm", small_c, capsule_c, Pose{Vec3(0, 0.0, 0.06 - 1e-3), Quat::Identity()}, Pose{Vec3::Zero(), side}}};
   std::printf("| pair | closed form (us) | column engine tol 1e-5 (us) | V difference |\n|---|---|---|---|\n");
   for (const Pair& p : pairs) {
     const Interference x = interference(p.a, p.pa, p.b, p.pb, exact), r = interference(p.a, p.pa, p.b, p.pb, column);

@@ -20,21 +20,6 @@ using namespace geometry_support;
 
 namespace {
 
-QueryOptions column_engine(double tolerance) {
-  QueryOptions o;
-  o.tolerance = tolerance;
-  o.closed_forms = false;
-  return o;
-}
-
-Primitive torus(double R, double r) {
-  Primitive p;
-  p.kind = PrimitiveKind::Torus;
-  p.major_radius = R, p.minor_radius = r;
-  return p;
-}
-
-
 // Torus (major R, minor r, ring in the xy plane, centred at the origin) ∩ the slab |x - x0| <= w/2 ∩ {y >= y_a}, with
 // y_a < -(R - r) (the box's end cuts the far side of the ring only, at its outer equator) and |x0| + w/2 < R - r.
 // In the plane x = const the torus section is the set of points at distance ρ = sqrt(x² + y²) from the axis with

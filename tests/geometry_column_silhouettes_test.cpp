@@ -13,23 +13,6 @@
 
 using namespace geometry_support;
 
-namespace {
-
-QueryOptions column_engine(double tolerance) {
-  QueryOptions o;
-  o.tolerance = tolerance;
-  o.closed_forms = false;
-  return o;
-}
-
-Primitive torus(double R, double r) {
-  Primitive t = primitive(PrimitiveKind::Torus);
-  t.major_radius = R, t.minor_radius = r;
-  return t;
-}
-
-}  // namespace
-
 TEST_CASE("A ball wholly inside a torus's tube: its own volume, centroid and inertia", "[geometry][silhouettes]") {
   // The overlap is the ball, bounded all round by its silhouette. Before: -2.6e-2, -4.4e-3, -8.5e-4 in V at
   // tolerances 1e-2, 1e-3, 1e-4 (the error 3-8× the tolerance); now -1.4e-3, -1.5e-4, -1.1e-5.

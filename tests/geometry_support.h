@@ -145,6 +145,22 @@ inline Solid star_prism(const std::vector<Vec3>& poly, double H) {
 }
 
 // A cylinder, cone, capsule (radius, length along z; radius_top for a cone's top).
+// A ring torus: major radius R (its ring in the xy plane), tube radius r.
+inline Primitive torus(double R, double r) {
+  Primitive p;
+  p.kind = PrimitiveKind::Torus;
+  p.major_radius = R, p.minor_radius = r;
+  return p;
+}
+
+// The column engine alone (closed forms off) at a tolerance: the general path and the tests' reference.
+inline QueryOptions column_engine(double tolerance = 1e-3) {
+  QueryOptions o;
+  o.tolerance = tolerance;
+  o.closed_forms = false;
+  return o;
+}
+
 inline Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
   Primitive p = primitive(kind);
   p.radius = radius;

@@ -20,14 +20,6 @@ using namespace geometry_support;
 
 namespace {
 
-Primitive torus(double R, double r) {
-  Primitive p;
-  p.kind = PrimitiveKind::Torus;
-  p.major_radius = R;
-  p.minor_radius = r;
-  return p;
-}
-
 // The scenario's cone: apex up at z = kApex, 0.3 m long, base at z = 0.
 Cell sandia_cone() {
   Primitive p;
