@@ -4,7 +4,8 @@
 // attitudes to V = 1e-9 ... 3e-6 m^3 (bisection on the public query) and compares the query at its default tolerance
 // with the column engine at tolerance 1e-5 (third argument). Where they differ by more than 2e-3 (VCSIM_THRESHOLD
 // overrides), exact chords along the normal on a 1000^2 and a 2000^2 midpoint grid over the footprint say which one is
-// wrong, and the pose is printed. VCSIM_ONLY=cone-capsule limits it to one pair (the poses drawn stay the same).
+// wrong, and the pose is printed. VCSIM_ONLY=cone-capsule limits it to one pair (the poses drawn stay the same); VCSIM_VERBOSE=1 prints each pose's
+// time, volume and column count.
 //
 //   build-tests/benchmarks/bench_every_pair [poses per pair = 6] [seed = 3] [reference tolerance = 1e-5]
 #include <algorithm>
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   const double ref_tolerance = argc > 3 ? std::atof(argv[3]) : 1e-5;
   const double threshold = std::getenv("VCSIM_THRESHOLD") ? std::atof(std::getenv("VCSIM_THRESHOLD")) : 2e-3;
   const char* only = std::getenv("VCSIM_ONLY");
+  const bool verbose = std::getenv("VCSIM_VERBOSE") != nullptr;  // each pose's time, volume and column count
   std::vector<std::pair<const char*, Primitive>> prims;
   {
     Primitive ellipsoid = primitive(PrimitiveKind::Ellipsoid), torus = primitive(PrimitiveKind::Torus);
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
         if (!q.overlap) continue;
         std::sort(us, us + 5);
         query_us.push_back(us[2]);
+        if (verbose) std::printf("  %s pose %d: %.0f us, V %.2e m^3, %ld columns\n", name.c_str(), t, us[2], q.volume, q.columns);
         const Interference ref = interference(a, pa, b, pb, reference);
         ++poses;
         const double e = ref.volume > 0 ? q.volume / ref.volume - 1 : 1;

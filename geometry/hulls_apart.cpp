@@ -1,0 +1,213 @@
+#include "geometry/hulls_apart.h"
+
+#include <array>
+#include <cmath>
+#include <initializer_list>
+#include <vector>
+
+#include "geometry/line_sets.h"
+
+namespace vcsim::geo {
+namespace {
+
+using lines::kInf;
+using lines::Placed;
+
+// A cell's bounded, non-complemented primitives, placed in a frame near the pair (small coordinates).
+struct Hull {
+  std::vector<Placed> prims;
+
+  // An upper bound of the cell's support function: the least of its primitives' (each contains the cell).
+  double support(const Vec3& n, size_t* active = nullptr) const {
+    double h = kInf;
+    for (size_t k = 0; k < prims.size(); ++k) {
+      const double s = lines::support(prims[k], n);
+      if (s < h) {
+        h = s;
+        if (active) *active = k;
+      }
+    }
+    return h;
+  }
+
+  // A point of the active primitive that supports it along n: the support function's gradient (central differences;
+  // it is positively homogeneous, so a step relative to |n|). Only steers the search: the proof uses support() alone.
+  Vec3 support_point(const Vec3& n) const {
+    size_t k = 0;
+    support(n, &k);
+    // Exactly where the support jumps across an edge (differences would average its ends): a box's corner, a point of
+    // a cylinder's or cone's rim (lines::support: the hull of its end discs).
+    const Placed& p = prims[k];
+    const Vec3 d = p.A * n;
+    const double across = std::hypot(d.x(), d.y());
+    const Vec3 radial = across > 0 ? Vec3(d.x() / across, d.y() / across, 0) : Vec3::Zero();
+    Vec3 local;
+    switch (p.kind) {
+      case PrimitiveKind::Box:
+        local = Vec3(std::copysign(p.half_size.x(), d.x()), std::copysign(p.half_size.y(), d.y()),
+                     std::copysign(p.half_size.z(), d.z()));
+        return p.A.transpose() * (local - p.b);
+      case PrimitiveKind::Cylinder:
+        local = p.r * radial + std::copysign(p.half_length, d.z()) * Vec3::UnitZ();
+        return p.A.transpose() * (local - p.b);
+      case PrimitiveKind::Cone:
+        local = -p.half_length * d.z() + p.r * across > p.half_length * d.z() + p.r2 * across
+                    ? Vec3(p.r * radial - p.half_length * Vec3::UnitZ())
+                    : Vec3(p.r2 * radial + p.half_length * Vec3::UnitZ());
+        return p.A.transpose() * (local - p.b);
+      default: break;
+    }
+    const double h = 1e-7 * n.norm();
+    Vec3 x;
+    for (int i = 0; i < 3; ++i)
+      x[i] = (lines::support(prims[k], n + h * Vec3::Unit(i)) - lines::support(prims[k], n - h * Vec3::Unit(i))) /
+             (2 * h);
+    return x;
+  }
+};
+
+bool make_hull(const CellPrimitives& cell, const Pose& pose, const Pose& frame, Hull& hull) {
+  for (const CellPrimitive& cp : cell) {
+    if (cp.complement) continue;
+    const Placed p = lines::place(cp, pose, frame);
+    Vec3 lo, hi;
+    lines::primitive_bounds(p, lo, hi);
+    if (lo.allFinite() && hi.allFinite()) hull.prims.push_back(p);
+  }
+  return !hull.prims.empty();
+}
+
+// The point of the simplex (1–4 points of the Minkowski difference) closest to the origin; the simplex is reduced to
+// the smallest face holding it. False when the origin lies inside a tetrahedron (the hulls overlap). Ericson,
+// Real-Time Collision Detection, 5.1.5 (triangle) and 5.1.6 (tetrahedron), with the query point at the origin.
+struct Simplex {
+  std::array<Vec3, 4> p;
+  int n = 0;
+};
+
+Simplex simplex(std::initializer_list<Vec3> points) {
+  Simplex s;
+  for (const Vec3& x : points) s.p[s.n++] = x;
+  return s;
+}
+
+Vec3 closest_on_triangle(const Vec3& a, const Vec3& b, const Vec3& c, Simplex& keep) {
+  const Vec3 ab = b - a, ac = c - a;
+  const double d1 = -ab.dot(a), d2 = -ac.dot(a);
+  if (d1 <= 0 && d2 <= 0) {
+    keep = simplex({a});
+    return a;
+  }
+  const double d3 = -ab.dot(b), d4 = -ac.dot(b);
+  if (d3 >= 0 && d4 <= d3) {
+    keep = simplex({b});
+    return b;
+  }
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    keep = simplex({a, b});
+    return a + d1 / (d1 - d3) * ab;
+  }
+  const double d5 = -ab.dot(c), d6 = -ac.dot(c);
+  if (d6 >= 0 && d5 <= d6) {
+    keep = simplex({c});
+    return c;
+  }
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    keep = simplex({a, c});
+    return a + d2 / (d2 - d6) * ac;
+  }
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+    keep = simplex({b, c});
+    return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
+  }
+  const double denom = 1 / (va + vb + vc);
+  keep = simplex({a, b, c});
+  return a + ab * (vb * denom) + ac * (vc * denom);
+}
+
+bool closest_on_simplex(Simplex& s, Vec3& v) {
+  switch (s.n) {
+    case 1: v = s.p[0]; return true;
+    case 2: {
+      const Vec3 a = s.p[0], ab = s.p[1] - a;
+      const double t = -a.dot(ab), len2 = ab.squaredNorm();
+      if (t <= 0 || len2 == 0) {
+        s = simplex({a});
+      } else if (t >= len2) {
+        s = simplex({s.p[1]});
+      } else {
+        v = a + t / len2 * ab;
+        return true;
+      }
+      v = s.p[0];
+      return true;
+    }
+    case 3: {
+      Simplex keep;
+      v = closest_on_triangle(s.p[0], s.p[1], s.p[2], keep);
+      s = keep;
+      return true;
+    }
+    default: {
+      // The faces the origin lies outside of (opposite the fourth point); none: inside.
+      static constexpr int kFace[4][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 3, 2, 0}};
+      double best = kInf;
+      bool outside_any = false;
+      Simplex result;
+      for (const auto& f : kFace) {
+        const Vec3 &a = s.p[f[0]], &b = s.p[f[1]], &c = s.p[f[2]], &d = s.p[f[3]];
+        const Vec3 normal = (b - a).cross(c - a);
+        const double side_o = -normal.dot(a), side_d = normal.dot(d - a);
+        if (side_o * side_d >= 0 && side_d != 0) continue;  // the origin on d's side of this face
+        outside_any = true;
+        Simplex keep;
+        const Vec3 q = closest_on_triangle(a, b, c, keep);
+        if (q.squaredNorm() < best) best = q.squaredNorm(), v = q, result = keep;
+      }
+      if (!outside_any) return false;
+      s = result;
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
+bool hulls_apart(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b) {
+  // A frame at the middle of the two cells' boxes keeps the numbers small far from the world origin.
+  Hull ha, hb;
+  if (!make_hull(a, pose_a, Pose{}, ha) || !make_hull(b, pose_b, Pose{}, hb)) return false;
+  Vec3 lo_a, hi_a, lo_b, hi_b;
+  lines::placed_cell_bounds(ha.prims, 0, ha.prims.size(), lo_a, hi_a);
+  lines::placed_cell_bounds(hb.prims, 0, hb.prims.size(), lo_b, hi_b);
+  const Pose frame{0.25 * (lo_a + hi_a + lo_b + hi_b), Quat::Identity()};
+  ha.prims.clear(), hb.prims.clear();
+  make_hull(a, pose_a, frame, ha), make_hull(b, pose_b, frame, hb);
+  const double size = std::max((hi_a - lo_a).maxCoeff(), (hi_b - lo_b).maxCoeff());
+  // Rounding in the support functions is ~1e-16 of the coordinates: a plane must clear them by more than that.
+  const double margin = 1e-12 * size;
+
+  // GJK on the Minkowski difference M = a − b, whose support along n is h_a(n) + h_b(−n): v is the point of the
+  // current simplex closest to the origin, and n = −v the candidate separating direction.
+  Vec3 v = 0.5 * (lo_a + hi_a - lo_b - hi_b);
+  if (!(v.norm() > 1e-9 * size)) v = Vec3::UnitX() * size;
+  Simplex s;
+  for (int it = 0; it < 64; ++it) {
+    const Vec3 n = -v / v.norm();
+    const double gap = -(ha.support(n) + hb.support(-n));  // the cells' distance along n, a lower bound of it
+    if (gap > margin) return true;
+    if (!std::isfinite(gap)) return false;
+    const Vec3 w = ha.support_point(n) - hb.support_point(-n);
+    // No progress toward the origin along n: v is as close as this search gets, and no plane cleared the margin.
+    if (v.squaredNorm() - v.dot(w) <= 1e-9 * v.squaredNorm()) return false;
+    s.p[s.n++] = w;
+    if (!closest_on_simplex(s, v)) return false;  // the origin inside: the hulls overlap
+    if (!(v.norm() > 1e-9 * size)) return false;  // touching, to the search's precision
+  }
+  return false;
+}
+
+}  // namespace vcsim::geo
