@@ -13,12 +13,31 @@ namespace {
 using lines::kInf;
 using lines::Placed;
 
+// A ball cut by a plane (a capsule's cap, geometry/interference.cpp): its support exactly. The least of the ball's and
+// the half-space's would be the whole ball's wherever the half-space is unbounded, and a cap would never be proven
+// apart from what its ball's other half reaches.
+struct Cap {
+  bool set = false;
+  Vec3 centre = Vec3::Zero(), rim_centre = Vec3::Zero(), out = Vec3::Zero();  // out: the plane's normal, leaving the cap
+  double r = 0, rim_r = 0;
+
+  // The support point along n: the ball's, unless it lies beyond the plane; then the rim circle's.
+  Vec3 point(const Vec3& n) const {
+    const Vec3 on_ball = centre + r * n.normalized();
+    if (out.dot(on_ball - rim_centre) <= 0) return on_ball;
+    const Vec3 t = n - n.dot(out) * out;
+    return t.norm() > 0 ? Vec3(rim_centre + rim_r * t.normalized()) : rim_centre;
+  }
+};
+
 // A cell's bounded, non-complemented primitives, placed in a frame near the pair (small coordinates).
 struct Hull {
   std::vector<Placed> prims;
+  Cap cap;
 
   // An upper bound of the cell's support function: the least of its primitives' (each contains the cell).
   double support(const Vec3& n, size_t* active = nullptr) const {
+    if (cap.set) return n.dot(cap.point(n));
     double h = kInf;
     for (size_t k = 0; k < prims.size(); ++k) {
       const double s = lines::support(prims[k], n);
@@ -33,6 +52,7 @@ struct Hull {
   // A point of the active primitive that supports it along n: the support function's gradient (central differences;
   // it is positively homogeneous, so a step relative to |n|). Only steers the search: the proof uses support() alone.
   Vec3 support_point(const Vec3& n) const {
+    if (cap.set) return cap.point(n);
     size_t k = 0;
     support(n, &k);
     // Exactly where the support jumps across an edge (differences would average its ends): a box's corner, a point of
@@ -67,12 +87,28 @@ struct Hull {
 };
 
 bool make_hull(const CellPrimitives& cell, const Pose& pose, const Pose& frame, Hull& hull) {
-  for (const CellPrimitive& cp : cell) {
-    if (cp.complement) continue;
-    const Placed p = lines::place(cp, pose, frame);
+  const Placed* ball = nullptr;
+  const Placed* plane = nullptr;
+  std::vector<Placed> all;
+  for (const CellPrimitive& cp : cell) all.push_back(lines::place(cp, pose, frame));
+  for (const Placed& p : all) {
+    if (p.complement) continue;
+    if (p.kind == PrimitiveKind::Sphere) ball = &p;
+    if (p.kind == PrimitiveKind::HalfSpace) plane = &p;
     Vec3 lo, hi;
     lines::primitive_bounds(p, lo, hi);
     if (lo.allFinite() && hi.allFinite()) hull.prims.push_back(p);
+  }
+  if (all.size() == 2 && ball && plane) {
+    // x_prim = A x + b: the ball's centre is −Aᵀb; the half-space z_prim <= 0 leaves along its frame's z.
+    Cap& c = hull.cap;
+    c.centre = -ball->A.transpose() * ball->b, c.r = ball->r;
+    c.out = plane->A.row(2).transpose();
+    const double height = (plane->A * c.centre + plane->b).z();  // the centre's height above the plane
+    if (std::abs(height) < c.r) {  // the plane cuts the ball (else the cap is the whole ball, or empty)
+      c.rim_centre = c.centre - height * c.out, c.rim_r = std::sqrt(c.r * c.r - height * height);
+      c.set = true;
+    }
   }
   return !hull.prims.empty();
 }

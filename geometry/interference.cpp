@@ -14,6 +14,7 @@
 #include "geometry/closed_form_pairs.h"
 #include "geometry/convex_lens.h"
 #include "geometry/hulls_apart.h"
+#include "geometry/line_sets.h"
 #include "geometry/ruled_faces.h"
 #include "geometry/mesh_intersection.h"
 #include "geometry/torus_sweep.h"
@@ -258,15 +259,72 @@ void set_moments(Interference& out, const RawMoments& m, const Vec3& origin) {
 
 namespace {
 
-Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
-                                  const QueryOptions& options, const PairCoherence* warm, PairCoherence* refresh) {
-  const Aabb bi = world_bounds(cell_i, pose_i), bj = world_bounds(cell_j, pose_j);
-  const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
-  if ((lo.array() >= hi.array()).any()) return {};  // broad phase: separated
-  if (!lo.allFinite() || !hi.allFinite()) return {};  // two unbounded cells: not supported (documented)
-  g_query_count.fetch_add(1, std::memory_order_relaxed);
-  const CellPrimitives& A = cell_i.impl->prims;
-  const CellPrimitives& B = cell_j.impl->prims;
+Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B, const Pose& pose_j,
+                        const Vec3& lo, const Vec3& hi, const Vec3& centre_i, const QueryOptions& options,
+                        const PairCoherence* warm, PairCoherence* refresh);
+
+// A half-space is z <= 0 in its frame: this turns it over.
+const Quat kFlip(0, 1, 0, 0);  // half a turn about x
+
+// A lone capsule's three disjoint pieces (its cylinder, and each cap: a ball cut by its end plane), in its body's frame;
+// nothing for any other cell.
+std::vector<CellPrimitives> capsule_pieces(const CellPrimitives& cell) {
+  if (cell.size() != 1 || cell[0].complement || cell[0].primitive.kind != PrimitiveKind::Capsule) return {};
+  const Primitive& capsule = cell[0].primitive;
+  const double h = 0.5 * capsule.length;
+  auto piece = [&](PrimitiveKind kind, const Pose& offset) {
+    CellPrimitive cp;
+    cp.primitive.kind = kind;
+    cp.primitive.radius = capsule.radius;
+    cp.primitive.pose = capsule.pose.compose(offset);
+    return cp;
+  };
+  std::vector<CellPrimitives> pieces;
+  for (double side : {1.0, -1.0}) {
+    const Vec3 end(0, 0, side * h);
+    pieces.push_back({piece(PrimitiveKind::Sphere, Pose{end, Quat::Identity()}),
+                      piece(PrimitiveKind::HalfSpace, Pose{end, side > 0 ? kFlip : Quat::Identity()})});
+  }
+  if (h > 0) {
+    pieces.push_back({piece(PrimitiveKind::Cylinder, Pose{})});
+    pieces.back()[0].primitive.length = capsule.length;
+  }
+  return pieces;
+}
+
+void primitives_bounds(const CellPrimitives& cell, const Pose& pose, Vec3& lo, Vec3& hi) {
+  std::vector<lines::Placed> placed;
+  for (const CellPrimitive& cp : cell) placed.push_back(lines::place(cp, pose, Pose{}));
+  lines::placed_cell_bounds(placed, 0, placed.size(), lo, hi);
+}
+
+// The piece of a lone capsule that alone can meet `other` (its other pieces proven apart from it), a cap counted as
+// its whole ball where the half cut off is proven apart too; nothing when the cell is not a lone capsule or when two
+// pieces can meet `other` (a contact across the cap/side junction: the whole capsule is one lens, cheaper than two).
+// All pieces apart: an empty cell (no primitives).
+std::optional<CellPrimitives> capsule_piece_in_reach(const CellPrimitives& cell, const Pose& pose,
+                                                     const CellPrimitives& other, const Pose& other_pose) {
+  std::vector<CellPrimitives> pieces = capsule_pieces(cell);
+  if (pieces.empty()) return std::nullopt;
+  std::optional<CellPrimitives> in_reach = CellPrimitives{};
+  for (const CellPrimitives& piece : pieces) {
+    if (hulls_apart(piece, pose, other, other_pose)) continue;
+    if (!in_reach->empty()) return std::nullopt;
+    in_reach = piece;
+  }
+  if (in_reach->size() == 2) {  // a cap
+    CellPrimitives cut_off = *in_reach;
+    cut_off[1].primitive.pose = cut_off[1].primitive.pose.compose(Pose{Vec3::Zero(), kFlip});
+    if (hulls_apart(cut_off, pose, other, other_pose)) in_reach->pop_back();
+  }
+  return in_reach;
+}
+
+// Every path after the broad phase, for two cells given as primitives; lo, hi: the overlap of their boxes; centre_i:
+// the middle of cell i's box (the column engine's side test).
+Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B, const Pose& pose_j,
+                        const Vec3& lo, const Vec3& hi, const Vec3& centre_i, const QueryOptions& options,
+                        const PairCoherence* warm, PairCoherence* refresh) {
   // A ring torus near a ball, a capsule or a torus, boxes overlapping: a proof that they are apart costs microseconds
   // where the column engine spent up to 60 ms not finding an overlap (geometry/swept_cores.h).
   if (swept_cores_apart(A, pose_i, B, pose_j)) return {};
@@ -293,7 +351,24 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
     if (!m) m = torus_sweep_moments(A, pose_i, B, pose_j, origin, options.tolerance);
     if (!m) m = torus_sweep_moments(B, pose_j, A, pose_i, origin, options.tolerance);
   }
-  if (!m) return column_interference(A, pose_i, B, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options);
+  // Convex cells without a closed form, one a lone capsule whose contact is on one piece: that piece's pair (a side
+  // against a cylinder, cone or box is the ruled faces' pair, tens of µs; a cap is often a ball's closed form), not the
+  // lens over the whole capsule, whose rows and kinks multiply at the cap/side junction.
+  if (!m && options.closed_forms && options.hyper_exponent == 1 && convex_lens_pair(A, B)) {
+    const std::optional<CellPrimitives> a = capsule_piece_in_reach(A, pose_i, B, pose_j);
+    const std::optional<CellPrimitives> b = capsule_piece_in_reach(B, pose_j, a ? *a : A, pose_i);
+    if ((a && a->empty()) || (b && b->empty())) return {};  // every piece apart
+    if (a || b) {
+      const CellPrimitives &a1 = a ? *a : A, &b1 = b ? *b : B;
+      Vec3 lo_a, hi_a, lo_b, hi_b;
+      primitives_bounds(a1, pose_i, lo_a, hi_a);
+      primitives_bounds(b1, pose_j, lo_b, hi_b);
+      const Vec3 lo1 = lo_a.cwiseMax(lo_b), hi1 = hi_a.cwiseMin(hi_b);
+      if ((lo1.array() >= hi1.array()).any()) return {};
+      return pair_paths(a1, pose_i, b1, pose_j, lo1, hi1, 0.5 * (lo_a + hi_a), options, nullptr, nullptr);
+    }
+  }
+  if (!m) return column_interference(A, pose_i, B, pose_j, lo, hi, centre_i, options);
   Interference out;
   set_moments(out, *m, origin);
   if (!out.overlap) return out;
@@ -305,6 +380,17 @@ Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const 
   const Vec3 n = cell_gradient(B, pose_j, out.centroid, h) - cell_gradient(A, pose_i, out.centroid, h);
   if (n.norm() > 0) out.normal_estimate = n.normalized();
   return out;
+}
+
+Interference interference_moments(const Cell& cell_i, const Pose& pose_i, const Cell& cell_j, const Pose& pose_j,
+                                  const QueryOptions& options, const PairCoherence* warm, PairCoherence* refresh) {
+  const Aabb bi = world_bounds(cell_i, pose_i), bj = world_bounds(cell_j, pose_j);
+  const Vec3 lo = bi.min.cwiseMax(bj.min), hi = bi.max.cwiseMin(bj.max);
+  if ((lo.array() >= hi.array()).any()) return {};  // broad phase: separated
+  if (!lo.allFinite() || !hi.allFinite()) return {};  // two unbounded cells: not supported (documented)
+  g_query_count.fetch_add(1, std::memory_order_relaxed);
+  return pair_paths(cell_i.impl->prims, pose_i, cell_j.impl->prims, pose_j, lo, hi, 0.5 * (bi.min + bi.max), options,
+                    warm, refresh);
 }
 
 }  // namespace

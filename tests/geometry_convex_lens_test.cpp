@@ -378,22 +378,53 @@ TEST_CASE("convex lens: a cone or frustum against a ball or capsule, where rows 
   }
 }
 
-TEST_CASE("convex lens: a cone's tip on a capsule where the footprint drifts beyond the row search (open defect)",
-          "[geometry][convex_lens][!shouldfail]") {
-  // One pose of ~1000 random ones of a cone or frustum against a capsule, an ellipsoid or a ball (docs/geometry.md,
-  // "The convex lens quadrature": the row searches) where the lens is still 27 % low with its estimate satisfied: the
-  // rim points' spread across the rows (3.3e-4 m) is far narrower than the footprint's drift (1e-2 m), so a row near
-  // the footprint's far end is searched in the wrong place and the whole-row Brent settles on a side maximum. Marked
-  // [!shouldfail]: it passes while the defect stands, and fails the day it is fixed, to become a plain test.
-  const Cell cone = make_cell({rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0)});
-  const Cell capsule = make_cell({rod(PrimitiveKind::Capsule, 0.015, 0.08)});
-  const Pose pa{Vec3::Zero(), Quat(-0.43836193575853472, 0.87962155263626796, 0.03647315583517724, 0.18103714071762864)};
-  const Pose pb{Vec3(-0.0049293803190466222, -0.0088969681838890237, 0.065095592396028232),
-                Quat(-0.82013524824265704, 0.56060275043644725, 0.10872281866635958, -0.035806137662245816)};
-  QueryOptions column;
-  column.closed_forms = false;
-  column.tolerance = 1e-6;
-  const double ref = interference(cone, pa, capsule, pb, column).volume, v = interference(cone, pa, capsule, pb).volume;
+// One pose of ~1000 random ones of a cone or frustum against a capsule, an ellipsoid or a ball (docs/geometry.md,
+// "The convex lens quadrature": the row searches) where the lens was 27 % low with its estimate satisfied: the rim
+// points' spread across the rows (3.3e-4 m) is far narrower than the footprint's drift (1e-2 m), so a row near the
+// footprint's far end is searched in the wrong place and the whole-row Brent settles on a side maximum.
+struct DriftPose {
+  Cell cone = make_cell({rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0)});
+  Cell capsule = make_cell({rod(PrimitiveKind::Capsule, 0.015, 0.08)});
+  Pose pa{Vec3::Zero(), Quat(-0.43836193575853472, 0.87962155263626796, 0.03647315583517724, 0.18103714071762864)};
+  Pose pb{Vec3(-0.0049293803190466222, -0.0088969681838890237, 0.065095592396028232),
+          Quat(-0.82013524824265704, 0.56060275043644725, 0.10872281866635958, -0.035806137662245816)};
+  double reference() const {
+    QueryOptions column;
+    column.closed_forms = false;
+    column.tolerance = 1e-6;
+    return interference(cone, pa, capsule, pb, column).volume;
+  }
+};
+
+TEST_CASE("convex lens, called directly: a cone's tip on a capsule where the footprint drifts beyond the row search "
+          "(open defect)", "[geometry][convex_lens][!shouldfail]") {
+  // Marked [!shouldfail]: it passes while the defect stands, and fails the day it is fixed, to become a plain test.
+  // The public query no longer meets it here (the next test): one piece of the capsule alone is in reach.
+  const DriftPose k;
+  const Aabb ba = world_bounds(k.cone, k.pa), bb = world_bounds(k.capsule, k.pb);
+  // The frame the query gave the lens: z along the cells' gradient difference at the middle of their boxes' overlap.
+  const Vec3 lo = ba.min.cwiseMax(bb.min), hi = ba.max.cwiseMin(bb.max), c = 0.5 * (lo + hi);
+  const double h = 1e-6 * (hi - lo).maxCoeff();
+  const Vec3 n = cell_gradient(k.capsule.impl->prims, k.pb, c, h) - cell_gradient(k.cone.impl->prims, k.pa, c, h);
+  REQUIRE(n.norm() > 0.5);  // else the query takes a box axis
+  // The query's rotation taking z to n (interference.cpp, axis_rotation).
+  const Quat to_n = n.z() >= 0 ? Quat::FromTwoVectors(Vec3::UnitZ(), n.normalized())
+                               : Quat::FromTwoVectors(-Vec3::UnitZ(), n.normalized()) * Quat(0, 1, 0, 0);
+  long columns = 0;
+  const auto m =
+      convex_lens_moments(k.cone.impl->prims, k.pa, k.capsule.impl->prims, k.pb, Pose{c, to_n}, 1e-3, columns);
+  REQUIRE(m);
+  const double ref = k.reference();
+  INFO("V " << ref << ", the lens " << m->m0 / ref - 1);
+  CHECK(std::abs(m->m0 / ref - 1) < 1e-3);
+}
+
+TEST_CASE("convex lens's drift pose: the public query takes one piece of the capsule, within the tolerance",
+          "[geometry][convex_lens]") {
+  // The cone's tip reaches one piece of the capsule (the others are proven apart from the cone), so the query is that
+  // piece against the cone (docs/geometry.md, "A capsule's piece in reach"), not the whole capsule's lens.
+  const DriftPose k;
+  const double ref = k.reference(), v = interference(k.cone, k.pa, k.capsule, k.pb).volume;
   INFO("V " << ref << ", the query " << v / ref - 1);
-  CHECK(std::abs(v / ref - 1) < 1e-3);
+  CHECK(std::abs(v / ref - 1) < 1e-3);  // the default tolerance
 }

@@ -80,16 +80,28 @@ TEST_CASE("hulls apart: convex cells at random attitudes, just apart and just ov
   CHECK(proven == 2 * 28);
 }
 
-TEST_CASE("hulls apart: a cell of several primitives, a complement and a torus", "[geometry][apart]") {
+TEST_CASE("hulls apart: a cell of several primitives, a capsule's cap and a torus", "[geometry][apart]") {
   // A box cut by a ball (a rounded block) 0.1 mm under a ball: the least of the box's and the ball's support bounds the
-  // cell's, so the proof holds. A ball inside a complemented ball (a hollow) is not convex: no proof from the
-  // complement. A ball resting in a torus's hole is inside the torus's hull: never proven, though apart (the swept
-  // cores prove it: geometry/swept_cores.h).
+  // cell's, so the proof holds. A ball resting in a torus's hole is inside the torus's hull: never proven, though apart
+  // (the swept cores prove it: geometry/swept_cores.h).
   const Cell rounded = make_cell({box(Vec3(0.1, 0.1, 0.1)), sphere(0.06)});
   const Cell ball = make_cell({sphere(0.01)});
   // The rounded block's top is the box's face z = 0.05 (the ball reaches 0.06 there, beyond it).
   CHECK(hulls_apart(rounded.impl->prims, Pose{}, ball.impl->prims, Pose{Vec3(0, 0, 0.0601), Quat::Identity()}));
   CHECK_FALSE(hulls_apart(rounded.impl->prims, Pose{}, ball.impl->prims, Pose{Vec3(0, 0, 0.0599), Quat::Identity()}));
+  // A capsule's cap (a 30 mm ball's upper half) over a 5 mm ball on its axis, 0.1 mm below the flat face: apart, though
+  // the ball's lower half holds it (the cap's exact support, not the least of the ball's and the half-space's). Beside
+  // the rim, 0.1 mm out from the circle below the plane: apart too; 0.1 mm into either: not.
+  const Cell cap = make_cell({sphere(0.03), halfspace(Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(M_PI, Vec3::UnitX()))})});
+  const Cell small = make_cell({sphere(0.005)});
+  const Vec3 below_rim = Vec3(0.03, 0, 0) + Vec3(1, 0, -1).normalized() * 0.005;  // at the rim's distance 0.005
+  for (double gap : {1e-4, -1e-4}) {
+    INFO("gap " << gap);
+    CHECK(hulls_apart(cap.impl->prims, Pose{}, small.impl->prims, Pose{Vec3(0, 0, -0.005 - gap), Quat::Identity()}) ==
+          (gap > 0));
+    const Vec3 at = below_rim + gap * Vec3(1, 0, -1).normalized();
+    CHECK(hulls_apart(cap.impl->prims, Pose{}, small.impl->prims, Pose{at, Quat::Identity()}) == (gap > 0));
+  }
   Primitive ring = primitive(PrimitiveKind::Torus);
   ring.major_radius = 0.05, ring.minor_radius = 0.01;
   const Cell torus = make_cell({ring});
