@@ -17,7 +17,9 @@
 
 #include <tbb/global_control.h>
 
+#include "geometry/cell_impl.h"
 #include "geometry/interference.h"
+#include "geometry/torus_sweep.h"
 #include "tests/geometry_support.h"
 
 using namespace geometry_support;
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
   const double ref_tolerance = argc > 3 ? std::atof(argv[3]) : 1e-5;
   const double threshold = std::getenv("VCSIM_THRESHOLD") ? std::atof(std::getenv("VCSIM_THRESHOLD")) : 2e-3;
   const char* only = std::getenv("VCSIM_ONLY");
+  const bool verbose = std::getenv("VCSIM_VERBOSE") != nullptr;  // one line per pose: V, error, the torus sweep's part
   std::vector<std::pair<const char*, Primitive>> prims;
   {
     Primitive ellipsoid = primitive(PrimitiveKind::Ellipsoid), torus = primitive(PrimitiveKind::Torus);
@@ -79,6 +82,12 @@ int main(int argc, char** argv) {
         ++poses;
         const double e = ref.volume > 0 ? q.volume / ref.volume - 1 : 1;
         worst = std::max(worst, std::abs(e));
+        if (verbose) {
+          const bool sweep = torus_sweep_moments(a.impl->prims, pa, b.impl->prims, pb, Vec3::Zero(), 1e-3) ||
+                             torus_sweep_moments(b.impl->prims, pb, a.impl->prims, pa, Vec3::Zero(), 1e-3);
+          std::printf("  %s pose %d: V %.3e, query %+.2e against the column engine at %g, %s, %.0f us\n", name.c_str(), t,
+                      ref.volume, e, ref_tolerance, sweep ? "the torus sweep" : "not the torus sweep", us[2]);
+        }
         if (std::abs(e) <= threshold) continue;
         ++off;
         const double c1 = chords_volume(a, pa, b, pb, ref, 1000), c2 = chords_volume(a, pa, b, pb, ref, 2000);
