@@ -215,7 +215,8 @@ struct Sweep {
     return lo < hi;
   }
 
-  // Signed distance into the other cell of the disc point deepest along −q: < 0 where the section is in contact.
+  // Signed distance into the other cell of the disc point deepest along −q: < 0 where the section is in contact
+  // (a ball's and an ellipsoid's: over the whole disc, exactly).
   double depth(double phi) const {
     if (ellipsoid) return ellipsoid_level(ellipse(phi).f_min);
     if (ball_radius > 0) {
@@ -395,8 +396,9 @@ bool smooth_where_it_can_touch(const std::vector<Placed>& prims, size_t begin, d
     case PrimitiveKind::Sphere: case PrimitiveKind::HalfSpace: return true;
     // An ellipsoid: its deepest disc point is exact too (ellipse_on_disc), as a ball's.
     case PrimitiveKind::Ellipsoid: return true;
-    // Another ring torus: its section can lie inside the disc away from c − r q as an ellipsoid's can (measured: 8
-    // of 16 random poses of two 12 mm tubes off by 0.3-41 %, not converging with the tolerance).
+    // Another ring torus: its section can lie inside the disc away from c − r q, as a ball's and an ellipsoid's can,
+    // and its level over the disc has no closed form as theirs has (measured: 8 of 16 random poses of two 12 mm
+    // tubes off by 0.3-41 %, not converging with the tolerance).
     case PrimitiveKind::Torus: return false;
     case PrimitiveKind::Cylinder: case PrimitiveKind::Cone: {
       if (std::max(p.r, p.r2) < r) return false;  // p.r2: a cone's top radius (0 for a cylinder)
