@@ -63,6 +63,89 @@ double sign_change(const F& f, double a, double b, double tol) {
   return 0.5 * (e.in + e.out);
 }
 
+// ---- an ellipsoid on one meridian disc ----
+// In the disc's coordinates x (along e_r and e_z from its centre, |x| ≤ r) the ellipsoid {y : |D (A y + b)| ≤ 1}
+// (D = diag(1/radii)) is f(x) = |M x + m|² ≤ 1, f = xᵀHx + 2gᵀx + |m|² with H = MᵀM (positive definite: M has
+// rank 2). The sweep needs f's least value over the disc (does the section meet the ellipsoid?), its least and
+// greatest over the circle (does the ellipse cross the circle? is the whole disc inside?) and where they are.
+using Vec2 = Eigen::Vector2d;
+using Mat32 = Eigen::Matrix<double, 3, 2>;
+
+struct EllipseOnDisc {
+  Mat32 M;
+  Vec3 m;
+  Vec2 g;             // Mᵀm
+  double h[2];        // H's eigenvalues, h[0] ≤ h[1]
+  Vec2 v[2];          // its unit eigenvectors
+  Vec2 gv;            // g in that eigenbasis
+  Vec2 x_min;         // where f is least on the disc
+  double f_min = 0;   // ... its value
+  double f_cmin = 0;  // f's least value on the circle |x| = r
+  double f_cmax = 0;  // f's greatest value on the circle (= on the disc: f is convex)
+  double f(const Vec2& x) const { return (M * x + m).squaredNorm(); }
+  Vec2 from_eigen(const Vec2& y) const { return y[0] * v[0] + y[1] * v[1]; }
+};
+
+// The t ≥ 0 where |x(t)| = r for x_i(t) = g_i / (d_i + t), d_i ≥ 0: |x| falls from |x(0⁺)| ≥ r to at most r at
+// t = |g|/r, so the root is bracketed and unique (the trust-region secular equation, in H's eigenbasis). Newton on
+// 1/|x| − 1/r, nearly linear in t (Moré & Sorensen 1983), bisecting where a step would leave the bracket.
+double secular_root(const Vec2& g, const Vec2& d, double r) {
+  double lo = 0, hi = g.norm() / r, t = hi;
+  for (int it = 0; it < 100 && hi > lo; ++it) {
+    const Vec2 x(g[0] / (d[0] + t), g[1] / (d[1] + t));
+    const double n = x.norm(), psi = 1 / n - 1 / r;
+    if (psi == 0) return t;
+    (psi < 0 ? lo : hi) = t;
+    const double dpsi = (x[0] * x[0] / (d[0] + t) + x[1] * x[1] / (d[1] + t)) / (n * n * n);
+    double next = t - psi / dpsi;
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::abs(next - t) <= 1e-15 * t) return next;
+    t = next;
+  }
+  return t;
+}
+
+// A point of the circle |y| = r (eigenbasis) where f is stationary, from the root t of the secular equation of the
+// component j with d_j > 0; the other component i (d_i = 0) from |y| = r, which stays right where g_i ≈ 0 (the
+// "hard case", e.g. an axis of the ellipse through the disc's centre), where g_i / t is 0/0.
+Vec2 circle_point(const Vec2& gs, const Vec2& d, int j, double r) {
+  const double t = secular_root(gs, d, r);
+  const int i = 1 - j;
+  Vec2 y;
+  y[j] = d[j] + t > 0 ? std::clamp(gs[j] / (d[j] + t), -r, r) : 0.0;  // 0 / 0: g = 0 and H ∝ I, any point
+  y[i] = std::copysign(std::sqrt(std::max(r * r - y[j] * y[j], 0.0)), gs[i]);
+  return y;
+}
+
+EllipseOnDisc ellipse_on_disc(const Mat3& DA, const Vec3& Db, double R, double r, double phi) {
+  EllipseOnDisc e;
+  const Vec3 er(std::cos(phi), std::sin(phi), 0);
+  e.M.col(0) = DA * er, e.M.col(1) = DA.col(2);
+  e.m = DA * (R * er) + Db;
+  e.g = e.M.transpose() * e.m;
+  const double a = e.M.col(0).squaredNorm(), b = e.M.col(0).dot(e.M.col(1)), d = e.M.col(1).squaredNorm();
+  const double rad = std::hypot(0.5 * (a - d), b), theta = 0.5 * std::atan2(2 * b, a - d);
+  e.h[1] = 0.5 * (a + d) + rad, e.h[0] = (a * d - b * b) / e.h[1];
+  e.v[1] = Vec2(std::cos(theta), std::sin(theta)), e.v[0] = Vec2(-std::sin(theta), std::cos(theta));
+  e.gv = Vec2(e.v[0].dot(e.g), e.v[1].dot(e.g));
+  // Least on the disc: the unconstrained minimiser −H⁻¹g where it lies inside, else the boundary point with
+  // (H + λI) y = −g, λ > 0 (the trust-region problem; H + λI positive, so no hard case).
+  const Vec2 centre(-e.gv[0] / e.h[0], -e.gv[1] / e.h[1]);
+  if (centre.norm() <= r) {
+    e.x_min = e.from_eigen(centre);
+  } else {
+    const double t = secular_root(-e.gv, Vec2(e.h[0], e.h[1]), r);
+    const Vec2 y(-e.gv[0] / (e.h[0] + t), -e.gv[1] / (e.h[1] + t));
+    e.x_min = e.from_eigen(r / y.norm() * y);
+  }
+  e.f_min = e.f(e.x_min);
+  // On the circle, stationary points solve (H − μI) y = −g: the least has μ ≤ h[0] (t = h[0] − μ), the greatest
+  // μ ≥ h[1] (t = μ − h[1]); each secular equation then has one root (Lagrange, as for the trust region).
+  e.f_cmin = e.f(e.from_eigen(circle_point(-e.gv, Vec2(0, e.h[1] - e.h[0]), 1, r)));
+  e.f_cmax = e.f(e.from_eigen(circle_point(e.gv, Vec2(e.h[1] - e.h[0], 0), 0, r)));
+  return e;
+}
+
 struct Sweep {
   std::vector<Placed> clip;   // every primitive but the torus, both cells: a chord's set is their intersection
   size_t other_begin = 0;     // clip[other_begin, end): the other cell (its distance gives q and the depth)
@@ -79,6 +162,11 @@ struct Sweep {
   // plane (the axis if it has no component there). Right for smooth surfaces and for edges that cross the plane;
   // not for a corner of the other cell off the plane (docs/geometry.md, "The torus sweep": limits).
   Vec3 chord_direction(double phi) const {
+    if (ellipsoid) {
+      Vec3 q;
+      double lo, a0, hi;
+      return ellipsoid_chords(phi, q, lo, a0, hi) ? q : radial(phi);
+    }
     const Vec3 er = radial(phi), c = R * er;
     const double h = 1e-7 * (R + r);
     Vec3 g;
@@ -94,9 +182,43 @@ struct Sweep {
   // A ball as the other cell: its centre in Q and radius (radius 0: not a ball).
   Vec3 ball_centre = Vec3::Zero();
   double ball_radius = 0;
+  // An ellipsoid as the other cell: D A and D b (its frame's coordinates over its radii), and its least radius.
+  bool ellipsoid = false;
+  Mat3 DA = Mat3::Identity();
+  Vec3 Db = Vec3::Zero();
+  double ellipsoid_scale = 0;
 
-  // Signed distance into the other cell of the disc point deepest along −q: < 0 where the section is in contact.
+  EllipseOnDisc ellipse(double phi) const { return ellipse_on_disc(DA, Db, R, r, phi); }
+  // A level of f as a length (≈ a distance into the ellipsoid, continuous in φ): √f − 1 times the least radius.
+  double ellipsoid_level(double f) const { return (std::sqrt(f) - 1) * ellipsoid_scale; }
+
+  // An ellipsoid's chords: q the ellipsoid's in-plane normal at the section's deepest point x_min where that lies on
+  // the circle (there ∇f = −2λ x_min, λ > 0: the chord a = 0 ends at x_min, as for a ball), else f's gradient at the
+  // disc's centre (g). The offsets a run over [lo, hi], the disc's and the ellipse's extents along p (the conic's
+  // centre −H⁻¹g ± √((1 − f(centre)) pᵀH⁻¹p)), and a0 = p·x_min: a chord through the section, which is convex, so
+  // every chord between its ends meets it and a section smaller than the samples' spacing is still found. False
+  // where the section is empty.
+  bool ellipsoid_chords(double phi, Vec3& q, double& lo, double& a0, double& hi) const {
+    const EllipseOnDisc e = ellipse(phi);
+    if (!(e.f_min < 1)) return false;
+    const Vec3 er = radial(phi);
+    Vec2 q2 = e.x_min.norm() > (1 - 1e-12) * r ? Vec2(-e.x_min) : e.g;
+    q2 = q2.norm() > 0 ? Vec2(q2.normalized()) : Vec2(0, 1);
+    q = q2[0] * er + q2[1] * Vec3::UnitZ();
+    const Vec2 p2(q2[1], -q2[0]);  // p = e_φ × q in (e_r, e_z)
+    const Vec2 centre = e.from_eigen(Vec2(-e.gv[0] / e.h[0], -e.gv[1] / e.h[1]));
+    const double rho2 = std::max(1 - e.f(centre), 0.0);
+    const double w2 = std::pow(e.v[0].dot(p2), 2) / e.h[0] + std::pow(e.v[1].dot(p2), 2) / e.h[1];
+    const double mid = p2.dot(centre), half = std::sqrt(rho2 * w2);
+    lo = std::max(-r, mid - half), hi = std::min(r, mid + half);
+    a0 = std::clamp(p2.dot(e.x_min), lo, hi);
+    return lo < hi;
+  }
+
+  // Signed distance into the other cell of the disc point deepest along −q: < 0 where the section is in contact
+  // (a ball's and an ellipsoid's: over the whole disc, exactly).
   double depth(double phi) const {
+    if (ellipsoid) return ellipsoid_level(ellipse(phi).f_min);
     if (ball_radius > 0) {
       double d, h;
       depth_and_height(phi, d, h);
@@ -107,6 +229,7 @@ struct Sweep {
 
   // The same for the shallowest disc point (c + r q): < 0 where the whole section lies inside.
   double height(double phi) const {
+    if (ellipsoid) return ellipsoid_level(ellipse(phi).f_cmax);
     if (ball_radius > 0) {
       double d, h;
       depth_and_height(phi, d, h);
@@ -121,6 +244,11 @@ struct Sweep {
   // it (measured: balls of 3-20 mm against the 15 mm tube, 0.8-49 % low when about half or more immersed).
   void depth_and_height(double phi, double& d, double& h) const {
     const Vec3 er = radial(phi), c = R * er;
+    if (ellipsoid) {  // exact too: f's least value over the disc and greatest over its circle (ellipse_on_disc)
+      const EllipseOnDisc e = ellipse(phi);
+      d = ellipsoid_level(e.f_min), h = ellipsoid_level(e.f_cmax);
+      return;
+    }
     if (ball_radius > 0) {
       // The ball's centre projected into the meridian plane (s), and its distance from that plane (w).
       const Vec3 s = ball_centre.dot(er) * er + ball_centre.z() * Vec3::UnitZ();
@@ -151,17 +279,28 @@ struct Sweep {
     return true;
   }
 
+  // An ellipsoid's section can also lie inside the disc, clear of its circle: where f's least value on the circle
+  // crosses 1 the section's shape changes (it starts to be cut by the circle), a third breakpoint in φ.
+  double circle_depth(double phi) const { return ellipsoid_level(ellipse(phi).f_cmin); }
+
   // Moments of the meridian section at φ, weighted by ρ: its contribution per unit φ.
   RawMoments section(double phi) const {
     RawMoments m;
-    const Vec3 er = radial(phi), c = R * er, q = chord_direction(phi);
+    const Vec3 er = radial(phi), c = R * er;
+    Vec3 q;
+    double a_lo = -r, a0 = 0, a_hi = r;  // the offsets' range and the middle sample
+    if (!ellipsoid) q = chord_direction(phi);
+    else if (!ellipsoid_chords(phi, q, a_lo, a0, a_hi)) return m;
     const Vec3 p = Vec3(-er.y(), er.x(), 0).cross(q);  // e_φ × q: in the meridian plane, ⟂ q
     const double rho_p = p.dot(er), rho_q = q.dot(er);
     // Panels in a between the breakpoints of the chords' shape: a chord's signature is its number of intervals and
     // whether its ends lie on the disc's circle or inside it (on the other cell's surface). Sampled at
-    // a = −r cos(π (j + ½) / n) (a = 0, the chord through the deepest point, among them); each change of signature
-    // between samples is located by bisection. Within a panel the moments are smooth in a.
-    const int n = a_samples;
+    // a = a0 − (a0 − a_lo or a_hi − a0) cos(π (j + ½) / n), which is −r cos(π (j + ½) / n) on the whole disc (a0, the
+    // chord through the deepest point, among them); each change of signature between samples is located by
+    // bisection. Within a panel the moments are smooth in a.
+    // An ellipsoid's range [a_lo, a_hi] is the ellipse's extent, which can overhang the section (where a corner of
+    // disc ∩ ellipse bounds it): its ends are samples too, so the section's first and last chords are located.
+    const int inner = a_samples, ends = ellipsoid ? 1 : 0, n = inner + 2 * ends;
     auto signature = [&](double a) {
       const IntervalList set = chord_set(c, p, q, a);
       if (set.n == 0) return 0;
@@ -170,38 +309,46 @@ struct Sweep {
     };
     std::vector<double> a(n);
     std::vector<int> sig(n);
-    for (int j = 0; j < n; ++j) {
-      a[j] = j == (n - 1) / 2 ? 0.0 : -r * std::cos(kPi * (j + 0.5) / n);
-      sig[j] = signature(a[j]);
+    for (int i = 0; i < inner; ++i) {
+      const double t = -std::cos(kPi * (i + 0.5) / inner);
+      a[i + ends] = i == (inner - 1) / 2 ? a0 : a0 + t * (i < (inner - 1) / 2 ? a0 - a_lo : a_hi - a0);
     }
-    auto change = [&](double x0, double x1, int s0) {  // where the signature leaves s0, between x0 and x1
-      // Against one convex primitive the signature is the signs of three continuous functions of a: the other
-      // chord's overlap with the disc's chord, and how far inside the disc's circle each of its ends lies. The first
-      // that changes sign is located by false position (a few chords where bisection to 1e-9 r takes 30).
+    if (ends) a.front() = a_lo, a.back() = a_hi;
+    for (int j = 0; j < n; ++j) sig[j] = signature(a[j]);
+    // Where the signature changes between two samples that differ. Against one convex primitive it is the signs of
+    // three continuous functions of a: the other chord's overlap with the disc's chord, and how far inside the
+    // disc's circle each of its ends lies. Each that changes sign is located by false position (a few chords where
+    // bisection to 1e-9 r takes 30), all of them: two can change between the same samples (an ellipse's first
+    // chord inside the circle, its lower end crossing the circle just after: a kink left inside a panel cost
+    // 3e-5 of a section).
+    std::vector<double> breaks{a_lo};
+    auto changes = [&](double x0, double x1, int s0) {
       std::array<double, 3> f0, f1;
-      if (signature_functions(c, p, q, x0, f0) && signature_functions(c, p, q, x1, f1))
+      const size_t first = breaks.size();
+      if (signature_functions(c, p, q, x0, f0) && signature_functions(c, p, q, x1, f1)) {
         for (int k = 0; k < 3; ++k) {
           if ((f0[k] > 0) == (f1[k] > 0)) continue;
           auto f = [&](double a) {
             std::array<double, 3> fa;
             return signature_functions(c, p, q, a, fa) ? fa[k] : kNaN;
           };
-          return sign_change(f, x0, x1, 1e-9 * r);
+          breaks.push_back(sign_change(f, x0, x1, 1e-9 * r));
         }
-      while (std::abs(x1 - x0) > 1e-9 * r) {
+        std::sort(breaks.begin() + first, breaks.end());
+        if (breaks.size() > first) return;
+      }
+      while (std::abs(x1 - x0) > 1e-9 * r) {  // otherwise bisection on the signature itself
         const double mid = 0.5 * (x0 + x1);
         (signature(mid) == s0 ? x0 : x1) = mid;
       }
-      return 0.5 * (x0 + x1);
+      breaks.push_back(0.5 * (x0 + x1));
     };
-    double start = -r;
-    for (int j = 0; j < n; ++j) {
-      const bool closes = j == n - 1 || sig[j + 1] != sig[j];
-      if (!closes) continue;
-      const double end = j == n - 1 ? r : change(a[j], a[j + 1], sig[j]);
-      const double lo = start, hi = end;
-      start = end;
-      if (sig[j] == 0) continue;
+    for (int j = 0; j + 1 < n; ++j)
+      if (sig[j + 1] != sig[j]) changes(a[j], a[j + 1], sig[j]);
+    breaks.push_back(a_hi);
+    for (size_t b = 0; b + 1 < breaks.size(); ++b) {
+      const double lo = breaks[b], hi = breaks[b + 1];
+      if (!(hi > lo) || signature(0.5 * (lo + hi)) == 0) continue;
       const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
       for (size_t i = 0; i < rule.x.size(); ++i) {
         const double theta = kPi * rule.x[i];
@@ -247,11 +394,11 @@ bool smooth_where_it_can_touch(const std::vector<Placed>& prims, size_t begin, d
     case PrimitiveKind::Capsule: case PrimitiveKind::InfiniteCylinder: return p.r >= r;
     case PrimitiveKind::Slab: return p.half_thickness >= r;
     case PrimitiveKind::Sphere: case PrimitiveKind::HalfSpace: return true;
-    // An ellipsoid's section can lie inside the disc without reaching c − r q at any depth, and no closed form
-    // gives its deepest disc point (measured: 23-30 of 30 random poses off by 0.1-100 %, even at V 1e-5 of it).
-    case PrimitiveKind::Ellipsoid: return false;
-    // Another ring torus: its section can lie inside the disc away from c − r q as an ellipsoid's can (measured: 8
-    // of 16 random poses of two 12 mm tubes off by 0.3-41 %, not converging with the tolerance).
+    // An ellipsoid: its deepest disc point is exact too (ellipse_on_disc), as a ball's.
+    case PrimitiveKind::Ellipsoid: return true;
+    // Another ring torus: its section can lie inside the disc away from c − r q, as a ball's and an ellipsoid's can,
+    // and its level over the disc has no closed form as theirs has (measured: 8 of 16 random poses of two 12 mm
+    // tubes off by 0.3-41 %, not converging with the tolerance).
     case PrimitiveKind::Torus: return false;
     case PrimitiveKind::Cylinder: case PrimitiveKind::Cone: {
       if (std::max(p.r, p.r2) < r) return false;  // p.r2: a cone's top radius (0 for a cylinder)
@@ -295,6 +442,13 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     if (std::hypot(std::hypot(sw.ball_centre.x(), sw.ball_centre.y()) - sw.R, sw.ball_centre.z()) < sw.r)
       return std::nullopt;
   }
+  if (sw.clip[sw.other_begin].kind == PrimitiveKind::Ellipsoid) {
+    const Placed& e = sw.clip[sw.other_begin];
+    const Vec3 inv = e.radii.cwiseInverse();
+    sw.ellipsoid = true;
+    sw.DA = inv.asDiagonal() * e.A, sw.Db = inv.cwiseProduct(e.b);
+    sw.ellipsoid_scale = e.radii.minCoeff();
+  }
   sw.rule = gauss_legendre(nodes_for(tolerance));
 
   // The overlap's angular extent about the axis: all of it, unless its bounding box keeps clear of the axis.
@@ -327,14 +481,17 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   const double step = (phi_hi - phi_lo) / kSamples, phi_tol = 1e-10 * (phi_hi - phi_lo);
   auto depth = [&](double x) { return sw.depth(x); };
   auto height = [&](double x) { return sw.height(x); };
-  std::vector<double> d(ns), h(ns), breaks;
+  auto circle_depth = [&](double x) { return sw.circle_depth(x); };
+  std::vector<double> d(ns), h(ns), cd(sw.ellipsoid ? ns : 0), breaks;
   for (int k = 0; k < ns; ++k) sw.depth_and_height(phi_lo + k * step, d[k], h[k]);
+  for (int k = 0; k < static_cast<int>(cd.size()); ++k) cd[k] = sw.circle_depth(phi_lo + k * step);
   const int last = whole ? ns : ns - 1;  // sample intervals [k, k + 1] (a whole ring wraps around)
   for (int k = 0; k < last; ++k) {
     const int k1 = (k + 1) % ns;
     const double a = phi_lo + k * step, b = a + step;
     if ((d[k] < 0) != (d[k1] < 0)) breaks.push_back(sign_change(depth, a, b, phi_tol));
     if ((h[k] < 0) != (h[k1] < 0)) breaks.push_back(sign_change(height, a, b, phi_tol));
+    if (!cd.empty() && (cd[k] < 0) != (cd[k1] < 0)) breaks.push_back(sign_change(circle_depth, a, b, phi_tol));
     const int km = (k + ns - 1) % ns;
     if (d[k] >= 0 && (whole || (k > 0 && k < ns - 1)) && d[k] <= d[km] && d[k] <= d[k1]) {
       double lo_g = a - step, hi_g = b;  // golden section for the minimum
@@ -377,12 +534,54 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   const int n_ring = 2 * static_cast<int>(sw.rule.x.size());
   if (ring)
     for (int k = 0; k < n_ring; ++k) add(2 * kPi * k / n_ring, 2 * kPi / n_ring);
-  for (const auto& b : panels) {
-    const double mid = 0.5 * (b[0] + b[1]), half = 0.5 * (b[1] - b[0]);
-    if (!(half > 0) || !(depth(mid) < 0)) continue;
+  auto panel = [&](double lo, double hi) {
+    const RawMoments before = total;
+    const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
     for (size_t i = 0; i < sw.rule.x.size(); ++i) {
       const double theta = kPi * sw.rule.x[i];
       add(mid - half * std::cos(theta), sw.rule.w[i] * kPi * half * std::sin(theta));
+    }
+    RawMoments m;
+    m.m0 = total.m0 - before.m0, m.m1 = total.m1 - before.m1, m.m2 = total.m2 - before.m2;
+    total = before;
+    return m;
+  };
+  for (const auto& b : panels) {
+    const double mid = 0.5 * (b[0] + b[1]), half = 0.5 * (b[1] - b[0]);
+    if (!(half > 0) || !(depth(mid) < 0)) continue;
+    if (!sw.ellipsoid) {
+      const RawMoments m = panel(b[0], b[1]);
+      total.m0 += m.m0, total.m1 += m.m1, total.m2 += m.m2;
+      continue;
+    }
+    // An ellipsoid's band can be wide while its sections rise steeply inside it, smoothly (no breakpoint): a 3 × 10
+    // × 20 mm ellipsoid pressed into the tube from the hole, one panel of 0.19 rad, was 7.5e-4 off with 10 nodes,
+    // 6.8e-5 with 20 and 3e-6 with 40. So its panels are halved until the halves' V agrees with the whole's to a
+    // tenth of the tolerance (Gauss–Legendre converging geometrically, the halves are then well inside it), at most
+    // 5 times (32 sub-panels), where the last halving of each must change V by less than 1 % of the tolerance
+    // relative to the whole band (the 32 then stay within a third of it), or the pair is declined (the column engine
+    // takes it).
+    struct Job {
+      double lo, hi;
+      RawMoments whole;
+      int level;
+    };
+    std::vector<Job> jobs{{b[0], b[1], panel(b[0], b[1]), 0}};
+    const double band = std::abs(jobs[0].whole.m0);
+    while (!jobs.empty()) {
+      const Job j = jobs.back();
+      jobs.pop_back();
+      const double split = 0.5 * (j.lo + j.hi);
+      const RawMoments left = panel(j.lo, split), right = panel(split, j.hi);
+      const double v = left.m0 + right.m0;
+      const double change = std::abs(v - j.whole.m0);
+      if (change <= 0.1 * tolerance * std::abs(v) || (j.level >= 5 && change <= 0.01 * tolerance * band)) {
+        total.m0 += v, total.m1 += left.m1 + right.m1, total.m2 += left.m2 + right.m2;
+        continue;
+      }
+      if (j.level >= 5) return std::nullopt;
+      jobs.push_back({split, j.hi, right, j.level + 1});
+      jobs.push_back({j.lo, split, left, j.level + 1});
     }
   }
   // From the torus frame to world axes about `origin`: x = Rq x_Q + t.

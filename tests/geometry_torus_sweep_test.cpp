@@ -3,7 +3,9 @@
 //  - Sandia's doughnut on its cone, coaxial: Pappus's closed form (closed_forms/doughnut_on_cone.h);
 //  - a torus against a tilted half-space, forced through the sweep: the torus–plane closed form
 //    (geometry/primitive_planes.h, a different method: meridian discs clipped by the plane's line in closed form);
-//  - a torus against a ball at random attitudes: the column engine at tolerance 1e-6 (its own error is ~1e-5).
+//  - a torus against a ball at random attitudes: the column engine at tolerance 1e-6 (its own error is ~1e-5);
+//  - a torus against ellipsoids: the column engine at 1e-6, refereed by exact chords where they differ, and an
+//    ellipsoid's own closed forms where it lies wholly inside the tube.
 #include <catch2/catch.hpp>
 #include <tbb/global_control.h>
 
@@ -182,27 +184,23 @@ TEST_CASE("torus sweep: balls smaller and larger than the tube, up to a diameter
   }
 }
 
-TEST_CASE("torus sweep: declines a ball with its centre in the tube and an ellipsoid, which the query still serves",
+TEST_CASE("torus sweep: declines a ball with its centre in the tube, which the query still serves",
           "[geometry][torus_sweep]") {
-  // Measured before these were declined: balls with their centres inside the torus 5-49 % low, an ellipsoid of
-  // 3 x 10 x 20 mm low by 0.1-100 % at every one of 30 random poses. The public query then takes the column engine.
+  // Measured before these were declined: balls with their centres inside the torus 5-49 % low. The public query then
+  // takes the column engine. (An ellipsoid was declined here too until its levels over each disc were exact: the
+  // ellipsoid tests below.)
   const double R = 0.05, r = 0.015;
   const Cell ring = make_cell({torus(R, r)});
-  Primitive ellipsoid;
-  ellipsoid.kind = PrimitiveKind::Ellipsoid;
-  ellipsoid.radii = Vec3(0.003, 0.010, 0.020);
-  const Quat tilt(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()));
   struct Case {
     const char* name;
     Cell cell;
     Pose pose;
   };
   const Case cases[] = {
-      // A 3 mm ball 5 mm inside the outer equator (wholly inside the torus), a 20 mm ball with its centre 2 mm
-      // inside the top of the tube, and the ellipsoid 2 mm into the outer equator.
+      // A 3 mm ball 5 mm inside the outer equator (wholly inside the torus) and a 20 mm ball with its centre 2 mm
+      // inside the top of the tube.
       {"3 mm ball in the tube", make_cell({sphere(0.003)}), Pose{Vec3(R + r - 0.005, 0, 0), Quat::Identity()}},
       {"20 mm ball half in", make_cell({sphere(0.02)}), Pose{Vec3(R, 0, r - 0.002), Quat::Identity()}},
-      {"ellipsoid", make_cell({ellipsoid}), Pose{Vec3(R + r + 0.003 - 0.002, 0, 0), tilt}},
   };
   QueryOptions column;
   column.closed_forms = false;
@@ -215,10 +213,158 @@ TEST_CASE("torus sweep: declines a ball with its centre in the tube and an ellip
     const double V = k.name[0] == '3' ? 4.0 / 3 * M_PI * std::pow(0.003, 3)
                                       : interference(ring, Pose{}, k.cell, k.pose, column).volume;
     REQUIRE(V > 0);
-    // At tolerance 1e-4: at the default 1e-3 the column engine is 1.9e-3 ... 4.4e-3 low on these three.
+    // At tolerance 1e-4: at the default 1e-3 the column engine is 1.9e-3 ... 4.4e-3 low on these.
     QueryOptions fine;
     fine.tolerance = 1e-4;
     CHECK(rel(interference(ring, Pose{}, k.cell, k.pose, fine).volume, V) < 1e-3);
+  }
+}
+
+namespace {
+
+Primitive ellipsoid_of(const Vec3& radii) {
+  Primitive e;
+  e.kind = PrimitiveKind::Ellipsoid;
+  e.radii = radii;
+  return e;
+}
+
+// Distance of a point from the torus's tube (R, r about the z axis): < 0 inside.
+double tube_distance(const Vec3& x, double R, double r) { return std::hypot(std::hypot(x.x(), x.y()) - R, x.z()) - r; }
+
+struct Errors {
+  double V = 0, c = 0, J = 0;
+};
+
+// The sweep's moments (about `origin`) against a reference volume, centroid and inertia.
+Errors errors_of(const RawMoments& m, double V, const Vec3& centroid_from_origin, const Mat3& inertia) {
+  Vec3 c;
+  Mat3 J;
+  centroid_and_inertia(m, c, J);
+  return {rel(m.m0, V), (c - centroid_from_origin).norm() / std::cbrt(V), (J - inertia).norm() / inertia.norm()};
+}
+
+}  // namespace
+
+TEST_CASE("torus sweep: ellipsoids pressed into the tube at random poses agree with the column engine",
+          "[geometry][torus_sweep][ellipsoid]") {
+  // Three ellipsoids (semi-axes 3 × 10 × 20, 6 × 6 × 30, 10 × 20 × 30 mm) at 30 random attitudes each, pressed into
+  // the 15 mm tube at random surface points by 1e-4 … 2 of their least semi-axis (the ones the sweep declined before:
+  // 23-30 of 30 off by 0.1-100 %). Reference: the column engine at tolerance 1e-6 (its own error ~1e-5 on curved
+  // pairs, docs/geometry.md). Where it and the sweep differ by more than 1e-3, exact chords along the normal on a
+  // 2000² grid (geometry_support::chords_volume, ~1e-6 of V) referee V: the column engine at 1e-6 misses part of some
+  // thin lenses in the hole (pose 7 of the 6 × 6 × 30 mm one: 16 % low; the chords agree with the sweep to 1e-4).
+  const double R = 0.05, r = 0.015;
+  const Cell ring = make_cell({torus(R, r)});
+  const QueryOptions column = column_engine(1e-6);
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> angle(0, 2 * M_PI), unit(0, 1);
+  for (const Vec3& radii : {Vec3(0.003, 0.010, 0.020), Vec3(0.006, 0.006, 0.030), Vec3(0.010, 0.020, 0.030)}) {
+    const Cell ell = make_cell({ellipsoid_of(radii)});
+    int served = 0, declined = 0, off = 0, refereed = 0;
+    double worst_V = 0, worst_c = 0, worst_J = 0;
+    for (int trial = 0; trial < 30; ++trial) {
+      // A point on the tube's surface with its outward normal n; the ellipsoid at a random attitude touching it there
+      // from outside (its point farthest along −n on it), then pushed in along −n.
+      const double phi = angle(rng), theta = angle(rng), depth = radii.minCoeff() * std::pow(10.0, -4 + 4.3 * unit(rng));
+      const Quat att = random_rotation(rng);
+      const Pose torus_pose{Vec3(0.3, -0.1, 0.2), random_rotation(rng)};
+      const Vec3 er(std::cos(phi), std::sin(phi), 0), n = std::cos(theta) * er + std::sin(theta) * Vec3::UnitZ();
+      const Vec3 nl = att.conjugate() * n;  // n in the ellipsoid's frame; its point farthest along −n: −D² nl / |D nl|
+      const Vec3 centre =
+          R * er + r * n + att * (radii.cwiseAbs2().cwiseProduct(nl) / radii.cwiseProduct(nl).norm()) - depth * n;
+      const Pose pose{torus_pose.apply(centre), torus_pose.rotation * att};
+      INFO("radii " << radii.transpose() << ", trial " << trial << ", depth " << depth);
+      const Interference ref = interference(ring, torus_pose, ell, pose, column);
+      REQUIRE(ref.overlap);
+      const auto m = torus_sweep_moments(ring.impl->prims, torus_pose, ell.impl->prims, pose, ref.centroid, 1e-3);
+      if (!m) {
+        // Declined: a sub-panel still changing by 27-141 % of itself (up to 1 % of its band) at the fifth halving (5
+        // of these 90), a feature inside it that halving does not resolve. The public query then takes the column
+        // engine, at its own tolerance.
+        ++declined;
+        CHECK(rel(interference(ring, torus_pose, ell, pose).volume, ref.volume) < 1e-3);
+        continue;
+      }
+      ++served;
+      Errors e = errors_of(*m, ref.volume, Vec3::Zero(), ref.inertia);
+      if (e.V > 1e-3) {
+        ++refereed;
+        const double chords = chords_volume(ring, torus_pose, ell, pose, ref, 2000);
+        std::printf("  trial %d: the column engine %+.2e against exact chords, the sweep %+.2e\n", trial,
+                    ref.volume / chords - 1, m->m0 / chords - 1);
+        e = {rel(m->m0, chords), 0, 0};  // the column engine's centroid and J are not a reference here
+      }
+      std::printf("  radii %g %g %g trial %d depth %.3g of the least semi-axis: V %.3e, V %.1e, centroid %.1e, J %.1e\n",
+                  radii.x(), radii.y(), radii.z(), trial, depth / radii.minCoeff(), ref.volume, e.V, e.c, e.J);
+      off += e.V > 1e-3;
+      worst_V = std::max(worst_V, e.V), worst_c = std::max(worst_c, e.c), worst_J = std::max(worst_J, e.J);
+      // The public query takes the sweep: the same moments.
+      const Interference x = interference(ring, torus_pose, ell, pose);
+      CHECK(rel(x.volume, m->m0) < 1e-12);
+      // The default tolerance, relative to V. Measured: ≤ 1e-5 in V and centroid, ≤ 4e-5 in J, so the centroid and J
+      // are held to 1e-4: a tenth of the tolerance, above the column engine's own ~1e-5.
+      CHECK(e.V < 1e-3);
+      CHECK(e.c < 1e-4);
+      CHECK(e.J < 1e-4);
+    }
+    std::printf("ellipsoid %g x %g x %g: %d served, %d declined, %d off by more than 1e-3 (%d refereed by exact "
+                "chords); worst V %.1e, centroid %.1e, J %.1e\n", radii.x(), radii.y(), radii.z(), served, declined,
+                off, refereed, worst_V, worst_c, worst_J);
+    CHECK(off == 0);
+    CHECK(declined <= 3);  // the sweep is for these: most poses must be served (measured: 2, 3 and 0 of 30)
+  }
+}
+
+TEST_CASE("torus sweep: an ellipsoid wholly inside the tube and one in the hole",
+          "[geometry][torus_sweep][ellipsoid]") {
+  const double R = 0.05, r = 0.015;
+  const Cell ring = make_cell({torus(R, r)});
+  // 3 × 10 × 20 mm along e_r, e_z and e_φ, centred 2 mm inside the tube's centre circle: wholly inside (checked on
+  // its surface below). Reference: its own closed forms, V = 4/3 π abc, the centroid at its centre and
+  // J = V/5 diag(b² + c², a² + c², a² + b²) in its axes. At tolerance 1e-3 and 1e-6.
+  {
+    const Vec3 radii(0.003, 0.020, 0.010), centre(R - 0.002, 0, 0);
+    for (int i = 0; i <= 40; ++i)
+      for (int j = 0; j < 80; ++j) {
+        const double u = M_PI * i / 40, v = 2 * M_PI * j / 80;
+        const Vec3 x = centre + radii.cwiseProduct(Vec3(std::sin(u) * std::cos(v), std::sin(u) * std::sin(v), std::cos(u)));
+        REQUIRE(tube_distance(x, R, r) < -1e-3);
+      }
+    const Cell ell = make_cell({ellipsoid_of(radii)});
+    const Quat turn(Eigen::AngleAxisd(0.4, Vec3(1, -2, 0.5).normalized()));
+    const Pose torus_pose{Vec3(0.1, 0.2, -0.3), turn}, pose{torus_pose.apply(centre), turn};
+    const double V = 4.0 / 3 * M_PI * radii.prod();
+    const Vec3 a2 = radii.cwiseAbs2();
+    const Mat3 Rm = turn.toRotationMatrix();
+    const Mat3 J = Rm * (V / 5 * Vec3(a2.y() + a2.z(), a2.x() + a2.z(), a2.x() + a2.y())).asDiagonal() * Rm.transpose();
+    for (double tol : {1e-3, 1e-6}) {
+      const auto m = torus_sweep_moments(ring.impl->prims, torus_pose, ell.impl->prims, pose, pose.position, tol);
+      REQUIRE(m);
+      const Errors e = errors_of(*m, V, Vec3::Zero(), J);
+      std::printf("ellipsoid wholly inside, tolerance %g: V %.1e, centroid %.1e, J %.1e\n", tol, e.V, e.c, e.J);
+      CHECK(e.V < tol);
+      CHECK(e.c < tol);
+      CHECK(e.J < tol);
+    }
+  }
+  // In the hole, across the axis: 10 × 20 × 30 mm with its long axis along x, from x = −22 to 38 mm, 3 mm into the
+  // inner equator at φ = 0, then tilted (the sweep's range of φ is then the whole ring). Reference: the column engine
+  // at tolerance 1e-6.
+  const Cell ell = make_cell({ellipsoid_of(Vec3(0.030, 0.020, 0.010))});
+  for (double tilt : {0.0, 0.3}) {
+    const Quat att(Eigen::AngleAxisd(tilt, Vec3(0, 1, 1).normalized()));
+    const Pose pose{Vec3(0.008, 0, 0), att};
+    const Interference ref = interference(ring, Pose{}, ell, pose, column_engine(1e-6));
+    REQUIRE(ref.overlap);
+    const auto m = torus_sweep_moments(ring.impl->prims, Pose{}, ell.impl->prims, pose, ref.centroid, 1e-3);
+    REQUIRE(m);
+    const Errors e = errors_of(*m, ref.volume, Vec3::Zero(), ref.inertia);
+    std::printf("ellipsoid in the hole, tilt %g: V %.3e, V %.1e, centroid %.1e, J %.1e\n", tilt, ref.volume, e.V, e.c, e.J);
+    CHECK(e.V < 1e-3);
+    CHECK(e.c < 1e-4);  // as for the random poses
+    CHECK(e.J < 1e-4);
+    CHECK(rel(interference(ring, Pose{}, ell, pose).volume, m->m0) < 1e-12);
   }
 }
 
