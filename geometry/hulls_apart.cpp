@@ -61,21 +61,19 @@ struct Hull {
     const Vec3 d = p.A * n;
     const double across = std::hypot(d.x(), d.y());
     const Vec3 radial = across > 0 ? Vec3(d.x() / across, d.y() / across, 0) : Vec3::Zero();
-    Vec3 local;
-    switch (p.kind) {
-      case PrimitiveKind::Box:
+    const bool exact = p.kind == PrimitiveKind::Box || p.kind == PrimitiveKind::Cylinder || p.kind == PrimitiveKind::Cone;
+    if (exact) {
+      Vec3 local;
+      if (p.kind == PrimitiveKind::Box)
         local = Vec3(std::copysign(p.half_size.x(), d.x()), std::copysign(p.half_size.y(), d.y()),
                      std::copysign(p.half_size.z(), d.z()));
-        return p.A.transpose() * (local - p.b);
-      case PrimitiveKind::Cylinder:
+      else if (p.kind == PrimitiveKind::Cylinder)
         local = p.r * radial + std::copysign(p.half_length, d.z()) * Vec3::UnitZ();
-        return p.A.transpose() * (local - p.b);
-      case PrimitiveKind::Cone:
+      else  // the rim of the end disc that supports it (r at z = −h, r2 at z = +h)
         local = -p.half_length * d.z() + p.r * across > p.half_length * d.z() + p.r2 * across
                     ? Vec3(p.r * radial - p.half_length * Vec3::UnitZ())
                     : Vec3(p.r2 * radial + p.half_length * Vec3::UnitZ());
-        return p.A.transpose() * (local - p.b);
-      default: break;
+      return p.A.transpose() * (local - p.b);
     }
     const double h = 1e-7 * n.norm();
     Vec3 x;

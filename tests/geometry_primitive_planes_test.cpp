@@ -14,12 +14,6 @@ using namespace geometry_support;
 
 namespace {
 
-Primitive ellipsoid(const Vec3& radii) {
-  Primitive p;
-  p.kind = PrimitiveKind::Ellipsoid;
-  p.radii = radii;
-  return p;
-}
 // Circular segment of height h in a disc of radius R: area R²(x − sin x)/2 with x = 4 asin(√(h/2R)) the central
 // angle (x − sin x by its series for small x: the direct form would cancel), and its centroid's distance from the
 // centre, (2/3)(2Rh − h²)^(3/2) / area.

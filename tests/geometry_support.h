@@ -48,6 +48,11 @@ inline Primitive sphere(double r) {
   p.radius = r;
   return p;
 }
+inline Primitive ellipsoid(const Vec3& radii) {  // semi-axes
+  Primitive p = primitive(PrimitiveKind::Ellipsoid);
+  p.radii = radii;
+  return p;
+}
 inline Primitive box(const Vec3& size, const Pose& pose = {}) {
   Primitive p = primitive(PrimitiveKind::Box);
   p.size = size;

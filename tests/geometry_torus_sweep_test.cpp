@@ -222,13 +222,6 @@ TEST_CASE("torus sweep: declines a ball with its centre in the tube, which the q
 
 namespace {
 
-Primitive ellipsoid_of(const Vec3& radii) {
-  Primitive e;
-  e.kind = PrimitiveKind::Ellipsoid;
-  e.radii = radii;
-  return e;
-}
-
 // Distance of a point from the torus's tube (R, r about the z axis): < 0 inside.
 double tube_distance(const Vec3& x, double R, double r) { return std::hypot(std::hypot(x.x(), x.y()) - R, x.z()) - r; }
 
@@ -260,7 +253,7 @@ TEST_CASE("torus sweep: ellipsoids pressed into the tube at random poses agree w
   std::mt19937 rng(17);
   std::uniform_real_distribution<double> angle(0, 2 * M_PI), unit(0, 1);
   for (const Vec3& radii : {Vec3(0.003, 0.010, 0.020), Vec3(0.006, 0.006, 0.030), Vec3(0.010, 0.020, 0.030)}) {
-    const Cell ell = make_cell({ellipsoid_of(radii)});
+    const Cell ell = make_cell({ellipsoid(radii)});
     int served = 0, declined = 0, off = 0, refereed = 0;
     double worst_V = 0, worst_c = 0, worst_J = 0;
     for (int trial = 0; trial < 30; ++trial) {
@@ -331,7 +324,7 @@ TEST_CASE("torus sweep: an ellipsoid wholly inside the tube and one in the hole"
         const Vec3 x = centre + radii.cwiseProduct(Vec3(std::sin(u) * std::cos(v), std::sin(u) * std::sin(v), std::cos(u)));
         REQUIRE(tube_distance(x, R, r) < -1e-3);
       }
-    const Cell ell = make_cell({ellipsoid_of(radii)});
+    const Cell ell = make_cell({ellipsoid(radii)});
     const Quat turn(Eigen::AngleAxisd(0.4, Vec3(1, -2, 0.5).normalized()));
     const Pose torus_pose{Vec3(0.1, 0.2, -0.3), turn}, pose{torus_pose.apply(centre), turn};
     const double V = 4.0 / 3 * M_PI * radii.prod();
@@ -351,7 +344,7 @@ TEST_CASE("torus sweep: an ellipsoid wholly inside the tube and one in the hole"
   // In the hole, across the axis: 10 × 20 × 30 mm with its long axis along x, from x = −22 to 38 mm, 3 mm into the
   // inner equator at φ = 0, then tilted (the sweep's range of φ is then the whole ring). Reference: the column engine
   // at tolerance 1e-6.
-  const Cell ell = make_cell({ellipsoid_of(Vec3(0.030, 0.020, 0.010))});
+  const Cell ell = make_cell({ellipsoid(Vec3(0.030, 0.020, 0.010))});
   for (double tilt : {0.0, 0.3}) {
     const Quat att(Eigen::AngleAxisd(tilt, Vec3(0, 1, 1).normalized()));
     const Pose pose{Vec3(0.008, 0, 0), att};
