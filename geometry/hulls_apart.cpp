@@ -30,7 +30,7 @@ struct Cap {
   }
 };
 
-// A cell's bounded, non-complemented primitives, placed in a frame near the pair (small coordinates).
+// A cell's bounded, non-complemented primitives, placed in the world, then moved to coordinates near the pair.
 struct Hull {
   std::vector<Placed> prims;
   Cap cap;
@@ -47,6 +47,12 @@ struct Hull {
       }
     }
     return h;
+  }
+
+  // Coordinates from `o` (world axes) instead of the world origin: x_prim = A (x + o) + b.
+  void move_origin(const Vec3& o) {
+    for (Placed& p : prims) p.b += p.A * o;
+    cap.centre -= o, cap.rim_centre -= o;
   }
 
   // A point of the active primitive that supports it along n: the support function's gradient (central differences;
@@ -84,11 +90,11 @@ struct Hull {
   }
 };
 
-bool make_hull(const CellPrimitives& cell, const Pose& pose, const Pose& frame, Hull& hull) {
+bool make_hull(const CellPrimitives& cell, const Pose& pose, Hull& hull) {
   const Placed* ball = nullptr;
   const Placed* plane = nullptr;
   std::vector<Placed> all;
-  for (const CellPrimitive& cp : cell) all.push_back(lines::place(cp, pose, frame));
+  for (const CellPrimitive& cp : cell) all.push_back(lines::place(cp, pose, Pose{}));
   for (const Placed& p : all) {
     if (p.complement) continue;
     if (p.kind == PrimitiveKind::Sphere) ball = &p;
@@ -213,13 +219,12 @@ bool closest_on_simplex(Simplex& s, Vec3& v) {
 bool hulls_apart(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b) {
   // A frame at the middle of the two cells' boxes keeps the numbers small far from the world origin.
   Hull ha, hb;
-  if (!make_hull(a, pose_a, Pose{}, ha) || !make_hull(b, pose_b, Pose{}, hb)) return false;
+  if (!make_hull(a, pose_a, ha) || !make_hull(b, pose_b, hb)) return false;
   Vec3 lo_a, hi_a, lo_b, hi_b;
   lines::placed_cell_bounds(ha.prims, 0, ha.prims.size(), lo_a, hi_a);
   lines::placed_cell_bounds(hb.prims, 0, hb.prims.size(), lo_b, hi_b);
-  const Pose frame{0.25 * (lo_a + hi_a + lo_b + hi_b), Quat::Identity()};
-  ha.prims.clear(), hb.prims.clear();
-  make_hull(a, pose_a, frame, ha), make_hull(b, pose_b, frame, hb);
+  const Vec3 middle = 0.25 * (lo_a + hi_a + lo_b + hi_b);
+  ha.move_origin(middle), hb.move_origin(middle);
   const double size = std::max((hi_a - lo_a).maxCoeff(), (hi_b - lo_b).maxCoeff());
   // Rounding in the support functions is ~1e-16 of the coordinates: a plane must clear them by more than that.
   const double margin = 1e-12 * size;
