@@ -5,7 +5,8 @@
 // with the column engine at tolerance 1e-5 (third argument). Where they differ by more than 2e-3 (VCSIM_THRESHOLD
 // overrides), exact chords along the normal on a 1000^2 and a 2000^2 midpoint grid over the footprint say which one is
 // wrong, and the pose is printed. VCSIM_ONLY=cone-capsule limits it to one pair (the poses drawn stay the same);
-// VCSIM_VERBOSE=1 prints each pose's time, volume, column count, error and whether the torus sweep serves it.
+// VCSIM_VERBOSE=1 prints each pose's time, volume, column count, error and whether the torus sweep serves it;
+// VCSIM_VERBOSE=2 also the pose of every query the column engine served.
 //
 //   build-tests/benchmarks/bench_every_pair [poses per pair = 6] [seed = 3] [reference tolerance = 1e-5]
 #include <algorithm>
@@ -32,7 +33,8 @@ int main(int argc, char** argv) {
   const double ref_tolerance = argc > 3 ? std::atof(argv[3]) : 1e-5;
   const double threshold = std::getenv("VCSIM_THRESHOLD") ? std::atof(std::getenv("VCSIM_THRESHOLD")) : 2e-3;
   const char* only = std::getenv("VCSIM_ONLY");
-  const bool verbose = std::getenv("VCSIM_VERBOSE") != nullptr;  // one line per pose
+  // 1: one line per pose; 2: also the pose of every query the column engine served
+  const int verbose = std::getenv("VCSIM_VERBOSE") ? std::atoi(std::getenv("VCSIM_VERBOSE")) : 0;
   std::vector<std::pair<const char*, Primitive>> prims;
   {
     Primitive ellipsoid = primitive(PrimitiveKind::Ellipsoid), torus = primitive(PrimitiveKind::Torus);
@@ -90,15 +92,21 @@ int main(int argc, char** argv) {
                       name.c_str(), t, us[2], ref.volume, q.columns, e, ref_tolerance,
                       sweep ? "the torus sweep" : "not the torus sweep");
         }
-        if (std::abs(e) <= threshold) continue;
+        auto print_pose = [&] {
+          std::printf("    a at the origin, q (%.17g, %.17g, %.17g, %.17g); b at (%.17g, %.17g, %.17g), q (%.17g, %.17g, "
+                      "%.17g, %.17g)\n", qa.w(), qa.x(), qa.y(), qa.z(), pb.position.x(), pb.position.y(),
+                      pb.position.z(), qb.w(), qb.x(), qb.y(), qb.z());
+        };
+        if (std::abs(e) <= threshold) {
+          if (verbose > 1 && q.columns > 0) print_pose();  // the column engine's poses, to chase
+          continue;
+        }
         ++off;
         const double c1 = chords_volume(a, pa, b, pb, ref, 1000), c2 = chords_volume(a, pa, b, pb, ref, 2000);
         std::printf("  %s pose %d: V %.3e, query %+.2e; against exact chords (1000, 2000 across): query %+.2e %+.2e, "
                     "column engine %+.2e %+.2e\n", name.c_str(), t, ref.volume, e, q.volume / c1 - 1, q.volume / c2 - 1,
                     ref.volume / c1 - 1, ref.volume / c2 - 1);
-        std::printf("    a at the origin, q (%.17g, %.17g, %.17g, %.17g); b at (%.17g, %.17g, %.17g), q (%.17g, %.17g, "
-                    "%.17g, %.17g)\n", qa.w(), qa.x(), qa.y(), qa.z(), pb.position.x(), pb.position.y(),
-                    pb.position.z(), qb.w(), qb.x(), qb.y(), qb.z());
+        print_pose();
       }
       if (poses == 0) continue;
       all += poses, all_off += off;

@@ -527,14 +527,17 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
                      std::vector<double>& breaks, int depth = 0) {
   if (sig0 == sig1 || pb.failed) return;
   // Switches closer than 1e-6 of the face's width are one break: where a ruling grazes the torus, its chord's ends are
-  // a quartic's near-double roots, known only to ~1e-8 of the size, and where the cone's or a disc's end lies that
-  // close the state flips at random (a cone's base rim crossing a torus's surface: 20 switches within 2e-8 m, which
-  // exhausted the depth below and declined the pair). The rulings between carry a sliver of ~1e-6 of the face.
-  if (std::abs(x1 - x0) <= 1e5 * tol) {
+  // a quartic's near-double roots, known only to ~1e-8 of the size, and where a cone's or a disc's end lies that close
+  // the state flips at random (a cone's base rim crossing a torus's surface: 20 switches within 2e-8 m, which exhausted
+  // the depth below and declined the pair). Where the torus's section is tangent to a disc's rim the flips spread over
+  // ~√(rounding × radius), 1e-3 of the face: once the depth is spent, a cluster that narrow is one break too. Either
+  // way the two states there differ by rounding only, and the panel's error estimate still halves it as it needs.
+  const bool spent = depth > 12 || breaks.size() > 64;
+  if (std::abs(x1 - x0) <= (spent ? 1e8 : 1e5) * tol) {
     breaks.push_back(0.5 * (x0 + x1));
     return;
   }
-  if (depth > 12 || breaks.size() > 64) {
+  if (spent) {
     pb.failed = true;
     return;
   }
