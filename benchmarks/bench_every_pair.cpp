@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
                       pb.position.z(), qb.w(), qb.x(), qb.y(), qb.z());
         };
         if (std::abs(e) <= threshold) {
-          if (verbose > 1 && q.columns > 0) print_pose();  // the column engine's poses, to chase
+          if (verbose > 1 && q.spacing > 0) print_pose();  // the column engine's poses, to chase
           continue;
         }
         ++off;

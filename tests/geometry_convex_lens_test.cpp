@@ -378,6 +378,33 @@ TEST_CASE("convex lens: a cone or frustum against a ball or capsule, where rows 
   }
 }
 
+TEST_CASE("convex lens: a ball on a pointed cone's base rim, where a face switch is located on the side alone",
+          "[geometry][convex_lens]") {
+  // bench_every_pair seed 29, ball-cone poses 5 and 7. Where a column's upper end passes from the cone's base to its
+  // side, the switch is found on the two faces alone (lens::face_alone); the side alone of a pointed cone did not
+  // continue past its base, so both ends agreed beyond the rim, the search stopped anywhere, and each row re-found
+  // the same switch until its 16 were spent. The column engine took both poses at 5 and 28 ms. References: V by exact
+  // chords on a 2000² grid, the centroid and inertia by the column engine at 1e-6.
+  const Cell A = make_cell({sphere(0.03)}), B = make_cell({rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0)});
+  const Pose poses[][2] = {
+      {{Vec3::Zero(), Quat(0.48574919398115757, 0.71760742951050971, 0.42141215843802771, -0.26739313824138616)},
+       {Vec3(-0.0038160106907657852, -0.011254400144286757, 0.077226243213226534),
+        Quat(-0.62427454798699733, 0.25801013039782567, -0.053554634488827559, 0.73542094236735955)}},
+      {{Vec3::Zero(), Quat(0.040343797323821526, 0.22960895968318637, -0.69118925743022808, 0.68403911734910983)},
+       {Vec3(-0.0042471373360900653, -0.013629086472993221, 0.069618536518828461),
+        Quat(0.54058476287786206, 0.44616708276711442, 0.33326357025349113, -0.63058579205470899)}}};
+  for (const auto& p : poses) {
+    const Pose pa{p[0].position, p[0].rotation.normalized()}, pb{p[1].position, p[1].rotation.normalized()};
+    const Interference q = interference(A, pa, B, pb), ref = interference(A, pa, B, pb, column_engine(1e-6));
+    REQUIRE(q.overlap);
+    CHECK(q.spacing == 0);  // the lens, not the column engine
+    const double exact = chords_volume(A, pa, B, pb, ref, 2000);
+    INFO("V " << exact << ", the query " << q.volume / exact - 1);
+    CHECK(rel(q.volume, exact) < 1e-3);
+    check_moments(moments_of(q), moments_of(ref), 1e-3, "a ball on a cone's base rim");
+  }
+}
+
 // One pose of ~1000 random ones of a cone or frustum against a capsule, an ellipsoid or a ball (docs/geometry.md,
 // "The convex lens quadrature": the row searches) where the lens was 27 % low with its estimate satisfied: the rim
 // points' spread across the rows (3.3e-4 m) is far narrower than the footprint's drift (1e-2 m), so a row near the
