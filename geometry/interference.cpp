@@ -176,16 +176,13 @@ long interference_query_count() { return g_query_count.load(std::memory_order_re
 
 namespace {
 
-// The column engine (geometry/column_integration.h) for any pair of cells.
-Interference column_interference(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
-                                 const Pose& pose_j, const Vec3& lo, const Vec3& hi, const Vec3& centre_i,
-                                 const QueryOptions& options) {
-  Interference out;
-  // Normal guess from j toward i: grad phi_j - grad phi_i at the centre of the overlap box (each
-  // gradient points out of its cell). A degenerate gradient (a sphere's centre) contributes ~0.
+// The normal guess from j toward i, for the frames of the lens and the column engine: grad phi_j - grad phi_i at the
+// centre of the overlap box (each gradient points out of its cell; a degenerate gradient, a sphere's centre,
+// contributes ~0), else the box's thinnest axis, away from cell i's box centre.
+Vec3 normal_guess(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B, const Pose& pose_j,
+                  const Vec3& lo, const Vec3& hi, const Vec3& centre_i) {
   const Vec3 c = 0.5 * (lo + hi);
-  const double ext = (hi - lo).maxCoeff();
-  const double h = 1e-6 * ext;
+  const double h = 1e-6 * (hi - lo).maxCoeff();
   Vec3 n = cell_gradient(B, pose_j, c, h) - cell_gradient(A, pose_i, c, h);
   if (n.norm() < 0.5) {
     int k;
@@ -193,32 +190,48 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
     n = Vec3::Unit(k);
     if ((centre_i - c)[k] < 0) n = -n;
   }
-  n.normalize();
+  return n.normalized();
+}
+
+// Two convex cells bounded by planes, cylinders and cones: the surface form over their ruled faces
+// (geometry/ruled_faces.h); other convex cells, or where that cannot meet the tolerance: the lens quadrature
+// (geometry/convex_lens.h), columns along the normal, when its own error estimate meets the tolerance. Nothing when
+// neither applies or meets the tolerance.
+std::optional<Interference> ruled_or_lens(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
+                                          const Pose& pose_j, const Vec3& lo, const Vec3& hi, const Vec3& centre_i,
+                                          const QueryOptions& options, long& columns) {
   const bool ruled = ruled_faces_pair(A, B), lens = convex_lens_pair(A, B);
-  if (options.closed_forms && options.hyper_exponent == 1 && (ruled || lens)) {
-    // Two convex cells bounded by planes, cylinders and cones: the surface form over their ruled faces
-    // (geometry/ruled_faces.h); other convex cells, or where that cannot meet the tolerance: the lens quadrature
-    // (geometry/convex_lens.h), columns along the normal, when its own error estimate meets the tolerance.
-    const Pose frame{c, axis_rotation(n)};
-    std::optional<RawMoments> m;
-    if (ruled) m = ruled_faces_moments(A, pose_i, B, pose_j, frame, options.tolerance, out.columns);
-    if (!m && lens) m = convex_lens_moments(A, pose_i, B, pose_j, frame, options.tolerance, out.columns);
-    if (m && !(m->m0 > 0)) return out;  // the cells' boxes overlap, the cells do not
-    if (m) {
-      Vec3 centroid;
-      Mat3 J;
-      centroid_and_inertia(*m, centroid, J);
-      const Mat3 R = frame.rotation.toRotationMatrix();
-      out.overlap = true;
-      out.volume = m->m0;
-      out.centroid = frame.apply(centroid);
-      out.inertia = R * J * R.transpose();
-      out.normal_estimate = n;
-      out.hypervolume = out.volume;
-      out.hyper_centroid = out.centroid;
-      return out;
-    }
-  }
+  if (!options.closed_forms || options.hyper_exponent != 1 || !(ruled || lens)) return std::nullopt;
+  const Vec3 n = normal_guess(A, pose_i, B, pose_j, lo, hi, centre_i);
+  const Pose frame{0.5 * (lo + hi), axis_rotation(n)};
+  std::optional<RawMoments> m;
+  if (ruled) m = ruled_faces_moments(A, pose_i, B, pose_j, frame, options.tolerance, columns);
+  if (!m && lens) m = convex_lens_moments(A, pose_i, B, pose_j, frame, options.tolerance, columns);
+  if (!m) return std::nullopt;
+  Interference out;
+  out.columns = columns;
+  if (!(m->m0 > 0)) return out;  // the cells' boxes overlap, the cells do not
+  Vec3 centroid;
+  Mat3 J;
+  centroid_and_inertia(*m, centroid, J);
+  const Mat3 R = frame.rotation.toRotationMatrix();
+  out.overlap = true;
+  out.volume = m->m0;
+  out.centroid = frame.apply(centroid);
+  out.inertia = R * J * R.transpose();
+  out.normal_estimate = n;
+  out.hypervolume = out.volume;
+  out.hyper_centroid = out.centroid;
+  return out;
+}
+
+// The column engine (geometry/column_integration.h) for any pair of cells: two passes over a lattice in a frame along
+// the normal guess.
+Interference column_interference(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
+                                 const Pose& pose_j, const Vec3& lo, const Vec3& hi, const Vec3& centre_i,
+                                 const QueryOptions& options) {
+  Interference out;
+  const Vec3 c = 0.5 * (lo + hi), n = normal_guess(A, pose_i, B, pose_j, lo, hi, centre_i);
   Pass pass;
   // The hypervolume's L is defined along the normal: its columns keep it.
   if (!two_pass(A, pose_i, B, pose_j, c, axis_rotation(n), options, kAcross, pass, out.columns, true,
@@ -368,7 +381,13 @@ Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellP
       return pair_paths(a1, pose_i, b1, pose_j, lo1, hi1, 0.5 * (lo_a + hi_a), options, nullptr, nullptr);
     }
   }
-  if (!m) return column_interference(A, pose_i, B, pose_j, lo, hi, centre_i, options);
+  if (!m) {
+    long columns = 0;  // the lens's, when it could not meet the tolerance
+    if (const auto q = ruled_or_lens(A, pose_i, B, pose_j, lo, hi, centre_i, options, columns)) return *q;
+    Interference out = column_interference(A, pose_i, B, pose_j, lo, hi, centre_i, options);
+    out.columns += columns;
+    return out;
+  }
   Interference out;
   set_moments(out, *m, origin);
   if (!out.overlap) return out;
