@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "geometry/hulls_apart.h"
 #include "geometry/lens_faces.h"
 #include "geometry/lens_rules.h"
 #include "geometry/line_sets.h"
@@ -361,6 +362,15 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
         if (s > best) best = s, u = x, v = y;
       }
     alternate(6);
+  }
+  if (!(g_best > 0)) {
+    // Still missed (a cone's tip in an ellipsoid, V 5e-9 m³ in a box of 40 mm): from a point of both hulls, which GJK
+    // finds in microseconds (geometry/hulls_apart.h).
+    if (const std::optional<Vec3> x = hulls_common_point(a, pose_a, b, pose_b)) {
+      const Vec3 local = frame.inverse().apply(*x);
+      const double s = first.at(local.x(), local.y()).S;
+      if (s > 0) u = local.x(), v = local.y(), g_best = s;  // inside: where the footprint is, not its deepest column
+    }
   }
   if (!(g_best > 0)) {  // not found: the column engine decides
     evaluations += first.evaluations;

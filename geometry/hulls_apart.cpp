@@ -125,6 +125,17 @@ struct Simplex {
   int n = 0;
 };
 
+// Cell a's support points behind each point of the simplex (w = a − b), carried through its reductions: the reduced
+// simplex keeps a subset of the same points, matched exactly.
+void carry_a_points(const Simplex& before, const std::array<Vec3, 4>& a_before, const Simplex& after,
+                    std::array<Vec3, 4>& a_after) {
+  std::array<Vec3, 4> out = a_before;
+  for (int k = 0; k < after.n; ++k)
+    for (int j = 0; j < before.n; ++j)
+      if (after.p[k] == before.p[j]) out[k] = a_before[j];
+  a_after = out;
+}
+
 Simplex simplex(std::initializer_list<Vec3> points) {
   Simplex s;
   for (const Vec3& x : points) s.p[s.n++] = x;
@@ -214,12 +225,16 @@ bool closest_on_simplex(Simplex& s, Vec3& v) {
   }
 }
 
-}  // namespace
+// GJK on the Minkowski difference M = a − b, whose support along n is h_a(n) + h_b(−n): v is the point of the current
+// simplex closest to the origin, and n = −v the candidate separating direction. Apart: a plane clears the margin.
+// Overlap: the origin lies inside a tetrahedron of M; `common` is then the point of a's hull that its barycentric
+// weights give (the same point of b's hull).
+enum class Gjk { Apart, Overlap, Unknown };
 
-bool hulls_apart(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b) {
+Gjk gjk(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b, Vec3* common) {
   // A frame at the middle of the two cells' boxes keeps the numbers small far from the world origin.
   Hull ha, hb;
-  if (!make_hull(a, pose_a, ha) || !make_hull(b, pose_b, hb)) return false;
+  if (!make_hull(a, pose_a, ha) || !make_hull(b, pose_b, hb)) return Gjk::Unknown;
   Vec3 lo_a, hi_a, lo_b, hi_b;
   lines::placed_cell_bounds(ha.prims, 0, ha.prims.size(), lo_a, hi_a);
   lines::placed_cell_bounds(hb.prims, 0, hb.prims.size(), lo_b, hi_b);
@@ -229,24 +244,48 @@ bool hulls_apart(const CellPrimitives& a, const Pose& pose_a, const CellPrimitiv
   // Rounding in the support functions is ~1e-16 of the coordinates: a plane must clear them by more than that.
   const double margin = 1e-12 * size;
 
-  // GJK on the Minkowski difference M = a − b, whose support along n is h_a(n) + h_b(−n): v is the point of the
-  // current simplex closest to the origin, and n = −v the candidate separating direction.
   Vec3 v = 0.5 * (lo_a + hi_a - lo_b - hi_b);
   if (!(v.norm() > 1e-9 * size)) v = Vec3::UnitX() * size;
   Simplex s;
+  std::array<Vec3, 4> a_points;
   for (int it = 0; it < 64; ++it) {
     const Vec3 n = -v / v.norm();
     const double gap = -(ha.support(n) + hb.support(-n));  // the cells' distance along n, a lower bound of it
-    if (gap > margin) return true;
-    if (!std::isfinite(gap)) return false;
-    const Vec3 w = ha.support_point(n) - hb.support_point(-n);
+    if (gap > margin) return Gjk::Apart;
+    if (!std::isfinite(gap)) return Gjk::Unknown;
+    const Vec3 a_point = ha.support_point(n), w = a_point - hb.support_point(-n);
     // No progress toward the origin along n: v is as close as this search gets, and no plane cleared the margin.
-    if (v.squaredNorm() - v.dot(w) <= 1e-9 * v.squaredNorm()) return false;
-    s.p[s.n++] = w;
-    if (!closest_on_simplex(s, v)) return false;  // the origin inside: the hulls overlap
-    if (!(v.norm() > 1e-9 * size)) return false;  // touching, to the search's precision
+    if (v.squaredNorm() - v.dot(w) <= 1e-9 * v.squaredNorm()) return Gjk::Unknown;
+    a_points[s.n] = a_point, s.p[s.n++] = w;
+    const Simplex before = s;
+    if (!closest_on_simplex(s, v)) {  // the origin inside: the hulls overlap
+      if (common) {
+        // 0 = Σ λ_k w_k with Σ λ_k = 1: μ = λ_1..3 from the edges out of w_0.
+        Mat3 E;
+        for (int k = 0; k < 3; ++k) E.col(k) = s.p[k + 1] - s.p[0];
+        const Vec3 mu = E.fullPivLu().solve(-s.p[0]);
+        *common = (1 - mu.sum()) * a_points[0] + mu[0] * a_points[1] + mu[1] * a_points[2] + mu[2] * a_points[3] +
+                  middle;
+      }
+      return Gjk::Overlap;
+    }
+    carry_a_points(before, a_points, s, a_points);
+    if (!(v.norm() > 1e-9 * size)) return Gjk::Unknown;  // touching, to the search's precision
   }
-  return false;
+  return Gjk::Unknown;
+}
+
+}  // namespace
+
+bool hulls_apart(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b) {
+  return gjk(a, pose_a, b, pose_b, nullptr) == Gjk::Apart;
+}
+
+std::optional<Vec3> hulls_common_point(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                       const Pose& pose_b) {
+  Vec3 x;
+  if (gjk(a, pose_a, b, pose_b, &x) != Gjk::Overlap || !x.allFinite()) return std::nullopt;
+  return x;
 }
 
 }  // namespace vcsim::geo

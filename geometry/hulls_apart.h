@@ -11,6 +11,8 @@
 // Every approach and every bounce of such bodies passes through those poses.
 #pragma once
 
+#include <optional>
+
 #include "geometry/column_integration.h"
 #include "geometry/pose.h"
 
@@ -19,5 +21,11 @@ namespace vcsim::geo {
 // True when cells a and b (posed in the world) are proven apart by a separating plane; false otherwise (touching,
 // overlapping, unbounded, or a gap below ~1e-9 of their size, where the search stops).
 bool hulls_apart(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b);
+
+// A point in both cells' hulls (world), when the same search ends with their hulls overlapping; nothing otherwise. Where
+// each cell's support is exact (one convex primitive, a capsule's cap) it lies in both cells: the convex lens starts
+// there when its own search misses a small footprint in a large box.
+std::optional<Vec3> hulls_common_point(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                       const Pose& pose_b);
 
 }  // namespace vcsim::geo
