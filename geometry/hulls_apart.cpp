@@ -257,7 +257,7 @@ Gjk gjk(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, co
     // No progress toward the origin along n: v is as close as this search gets, and no plane cleared the margin.
     if (v.squaredNorm() - v.dot(w) <= 1e-9 * v.squaredNorm()) return Gjk::Unknown;
     a_points[s.n] = a_point, s.p[s.n++] = w;
-    const Simplex before = s;
+    const Simplex before = s;  // only for carrying a's points, when asked for the common point
     if (!closest_on_simplex(s, v)) {  // the origin inside: the hulls overlap
       if (common) {
         // 0 = Σ λ_k w_k with Σ λ_k = 1: μ = λ_1..3 from the edges out of w_0.
@@ -269,7 +269,7 @@ Gjk gjk(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, co
       }
       return Gjk::Overlap;
     }
-    carry_a_points(before, a_points, s, a_points);
+    if (common) carry_a_points(before, a_points, s, a_points);
     if (!(v.norm() > 1e-9 * size)) return Gjk::Unknown;  // touching, to the search's precision
   }
   return Gjk::Unknown;
