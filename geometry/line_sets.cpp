@@ -292,6 +292,7 @@ struct TorusQuartic {
   int nc = 0;
   double operator()(double t) const { const double t2 = t * t; return (t2 + P) * t2 + Q * t + S; }
   double slope(double t) const { return (4 * t * t + 2 * P) * t + Q; }
+  double curvature(double t) const { return 12 * t * t + 2 * P; }
 };
 TorusQuartic torus_quartic(const Placed& p, const Vec3& o, const Vec3& w, Vec3& op) {
   TorusQuartic F;
@@ -352,8 +353,11 @@ static IntervalList torus_intervals(const Placed& p, const Vec3& o, const Vec3& 
   double open = fx[0] < 0 ? ta : kInf;
   for (int k = 0; k + 1 < n; ++k) {
     if ((fx[k] < 0) == (fx[k + 1] < 0)) continue;
-    // One root in (x[k], x[k+1]), F monotone there: Newton from the false-position point, kept in the bracket
-    // (bisection where a step leaves it): quadratic where Illinois false position is ~1.4.
+    // One root in (x[k], x[k+1]), F monotone there: Halley's method from the false-position point (cubic; F'' is
+    // cheap), kept in the bracket (bisection where a step leaves it). Done when the step itself is below rounding,
+    // tested before the bracket guard: once an iterate lands on the root, a step of ~1e-19 no longer fits strictly
+    // inside the shrunken bracket and used to be replaced by bisections. 4.4 iterations a root where Newton with that
+    // test after the guard took 8–9 (bench_every_pair's torus pairs).
     double a = x[k], b = x[k + 1], fa = fx[k];
     double t = a + (b - a) * fa / (fa - fx[k + 1]);
     if (!(t > a && t < b)) t = 0.5 * (a + b);
@@ -361,13 +365,12 @@ static IntervalList torus_intervals(const Placed& p, const Vec3& o, const Vec3& 
       const double ft = F(t);
       if (ft == 0) { a = b = t; break; }
       if ((ft < 0) == (fa < 0)) a = t; else b = t;
-      const double d = F.slope(t);
-      double next = d != 0 ? t - ft / d : 0.5 * (a + b);
-      if (!(next > a && next < b)) next = 0.5 * (a + b);
-      const bool done =
-          std::abs(next - t) <= 1e-15 * (std::abs(t) + r) || b - a <= 1e-15 * (std::abs(a) + std::abs(b) + r);
-      t = next;
-      if (done) { a = b = t; break; }
+      const double d = F.slope(t), d2 = F.curvature(t), den = 2 * d * d - ft * d2;
+      const double step = den != 0 ? 2 * ft * d / den : kInf;
+      if (std::abs(step) <= 1e-15 * (std::abs(t) + r)) { a = b = t - step; break; }
+      t -= step;
+      if (!(t > a && t < b)) t = 0.5 * (a + b);
+      if (b - a <= 1e-15 * (std::abs(a) + std::abs(b) + r)) { a = b = t; break; }
     }
     const double root = 0.5 * (a + b);
     if (fx[k] < 0) out.push(open - ow, root - ow), open = kInf;
