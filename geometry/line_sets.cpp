@@ -350,6 +350,10 @@ static IntervalList torus_intervals(const Placed& p, const Vec3& o, const Vec3& 
   x[n++] = tb;
   double fx[5];
   for (int k = 0; k < n; ++k) fx[k] = F(x[k]);
+  // An end clipped to [s0, s1] is returned as s0 or s1 itself, which t − ow need not give back to the bit: callers tell
+  // a chord's surface ends from its clipped ends by comparing them (the torus sweep's chord signatures, which flickered
+  // against another torus and misplaced its sections' breakpoints).
+  const double clipped_lo = ta == s0 + ow ? s0 : ta - ow, clipped_hi = tb == s1 + ow ? s1 : tb - ow;
   double open = fx[0] < 0 ? ta : kInf;
   for (int k = 0; k + 1 < n; ++k) {
     if ((fx[k] < 0) == (fx[k + 1] < 0)) continue;
@@ -373,18 +377,16 @@ static IntervalList torus_intervals(const Placed& p, const Vec3& o, const Vec3& 
       if (b - a <= 1e-15 * (std::abs(a) + std::abs(b) + r)) { a = b = t; break; }
     }
     const double root = 0.5 * (a + b);
-    if (fx[k] < 0) out.push(open - ow, root - ow), open = kInf;
+    if (fx[k] < 0) out.push(open == ta ? clipped_lo : open - ow, root - ow), open = kInf;
     else open = root;
   }
-  if (open < kInf) out.push(open - ow, tb - ow);
+  if (open < kInf) out.push(open == ta ? clipped_lo : open - ow, clipped_hi);
   return out;
 }
 
-TorusChord torus_chord(const Placed& p, const Vec3& oq, const Vec3& wq, double s0, double s1) {
-  TorusChord c;
-  const Vec3 o = p.A * oq + p.b, w = p.A * wq;
-  c.set = torus_intervals(p, o, w, s0, s1);
-  if (c.set.n > 0) return c;
+namespace {
+// Where on [s0, s1] (primitive frame, o and w placed) the torus's quartic is least, and d² − r² there.
+void least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1, double& s_least, double& level) {
   // F is least at an end or a critical point; there d² − r² = F / ((ρ + R)² + z² − r²) (the factorisation above).
   Vec3 op;
   const TorusQuartic F = torus_quartic(p, o, w, op);
@@ -398,9 +400,25 @@ TorusChord torus_chord(const Placed& p, const Vec3& oq, const Vec3& wq, double s
     if (F.crit[k] > s0 + F.ow && F.crit[k] < s1 + F.ow) consider(F.crit[k]);
   const Vec3 x = op + best * w;
   const double rho = std::hypot(x.x(), x.y()), second = (rho + p.major) * (rho + p.major) + x.z() * x.z() - p.r * p.r;
-  c.s_near = best - F.ow;
-  c.clearance2 = std::max(f_best, 0.0) / second;
+  s_least = best - F.ow;
+  level = f_best / second;
+}
+}  // namespace
+
+TorusChord torus_chord(const Placed& p, const Vec3& oq, const Vec3& wq, double s0, double s1) {
+  TorusChord c;
+  const Vec3 o = p.A * oq + p.b, w = p.A * wq;
+  c.set = torus_intervals(p, o, w, s0, s1);
+  if (c.set.n > 0) return c;
+  least_level(p, o, w, s0, s1, c.s_near, c.clearance2);
+  c.clearance2 = std::max(c.clearance2, 0.0);
   return c;
+}
+
+double torus_least_level(const Placed& p, const Vec3& oq, const Vec3& wq, double s0, double s1) {
+  double s_least, level;
+  least_level(p, p.A * oq + p.b, p.A * wq, s0, s1, s_least, level);
+  return level;
 }
 
 // Intervals of a non-quadric primitive (torus, mesh) along x = o + s w on [s0, s1], by sphere

@@ -70,6 +70,11 @@ struct TorusChord {
 };
 TorusChord torus_chord(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
 
+// d² − r² at the point of the segment x = o + s w, s in [s0, s1], where the torus's quartic is least: negative where the
+// segment enters the torus, positive where it misses (torus_chord's clearance2), continuous, and 0 where it becomes
+// tangent or where an end of the segment touches. For false position on the chords that meet the torus.
+double torus_least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
+
 // Bounds in Q of the cell prims[begin, end) (complements ignored: they only remove).
 void placed_cell_bounds(const std::vector<Placed>& prims, size_t begin, size_t end, Vec3& lo, Vec3& hi);
 

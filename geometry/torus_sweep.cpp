@@ -54,6 +54,7 @@ int nodes_for(double tolerance) {
 // The root of a continuous f between a and b, where f changes sign, to `tol`: the lens's false position
 // (geometry/lens_rules.h), which wants f > 0 on its first side.
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // find_edge bisects where f is not finite
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 template <class F>
 double sign_change(const F& f, double a, double b, double tol) {
@@ -167,6 +168,11 @@ struct Sweep {
   // plane (the axis if it has no component there). Right for smooth surfaces and for edges that cross the plane;
   // not for a corner of the other cell off the plane (docs/geometry.md, "The torus sweep": limits).
   Vec3 chord_direction(double phi) const {
+    if (ring_r > 0) {
+      Vec3 q;
+      double a0;
+      return ring_chords(phi, q, a0) ? q : radial(phi);
+    }
     if (ellipsoid) {
       Vec3 q;
       double lo, a0, hi;
@@ -194,6 +200,76 @@ struct Sweep {
   double ellipsoid_scale = 0;
 
   EllipseOnDisc ellipse(double phi, int circle = kNoCircle) const { return ellipse_on_disc(DA, Db, R, r, phi, circle); }
+
+  // Another ring torus as the other cell: its centre circle in Q (centre, in-plane axes e1, e2, radius) and its tube
+  // radius (0: not a torus).
+  Vec3 ring_centre = Vec3::Zero(), ring_e1 = Vec3::UnitX(), ring_e2 = Vec3::UnitY();
+  double ring_R = 0, ring_r = 0;
+
+  // The other torus's centre circle against the disc at φ. Its section is {x : dist(x, circle) ≤ ring_r}, so the
+  // least distance from the circle to the disc, less ring_r, is the least level of the other torus over the disc (its
+  // depth, exact: no point like c − r q stands for it, and a section lying inside the disc away from the rim is
+  // found too); to the disc's rim circle, where the section starts to be cut by the rim (a breakpoint, as an
+  // ellipsoid's circle depth). Each is a minimum over the circle's angle ψ: 32 samples, Brent around the best two.
+  // nearest: the disc point nearest to the circle (the section's deepest point).
+  struct RingOnDisc {
+    double disc = kInf, rim = kInf;
+    Vec3 nearest = Vec3::Zero();
+  };
+  enum RingWanted { kDisc = 1, kRim = 2 };
+  static constexpr int kRingSamples = 32;
+  std::array<Vec3, kRingSamples> ring_samples;  // the centre circle's points at ψ = 2πk/32 (Q), set with the torus
+  Vec3 ring_point(double psi) const { return ring_centre + ring_R * (std::cos(psi) * ring_e1 + std::sin(psi) * ring_e2); }
+
+  RingOnDisc ring_on_disc(double phi, int wanted = kDisc | kRim) const {
+    const Vec3 er = radial(phi), ephi(-er.y(), er.x(), 0);
+    // Distances from a point y of the circle to the disc (rim = false) or to its rim circle (lengths of the torus's
+    // scale: plain square roots, where std::hypot's care for overflow took a fifth of the query).
+    auto distance = [&](const Vec3& y, bool rim) {
+      const double u = y.dot(er) - R, v = y.z(), w = y.dot(ephi), in_plane = std::sqrt(u * u + v * v) - r;
+      const double across = rim ? in_plane : std::max(in_plane, 0.0);
+      return std::sqrt(w * w + across * across);
+    };
+    const double step = 2 * kPi / kRingSamples;
+    RingOnDisc out;
+    for (bool rim : {false, true}) {
+      if (!(wanted & (rim ? kRim : kDisc))) continue;
+      std::array<double, kRingSamples> d;
+      for (int k = 0; k < kRingSamples; ++k) d[k] = distance(ring_samples[k], rim);
+      // The two least local minima of the samples, each refined (a circle can pass near the disc twice). The value
+      // at the minimum is good to the square of ψ's error: 1e-9 rad leaves ~1e-20 m.
+      std::array<int, 2> best{-1, -1};
+      for (int k = 0; k < kRingSamples; ++k) {
+        if (d[k] > d[(k + 1) % kRingSamples] || d[k] > d[(k + kRingSamples - 1) % kRingSamples]) continue;
+        if (best[0] < 0 || d[k] < d[best[0]]) best[1] = best[0], best[0] = k;
+        else if (best[1] < 0 || d[k] < d[best[1]]) best[1] = k;
+      }
+      double least = kInf, psi_least = 0;
+      for (int k : best) {
+        if (k < 0) continue;
+        double value;
+        const double psi = lens::brent_max([&](double x) { return -distance(ring_point(x), rim); }, (k - 1) * step,
+                                           (k + 1) * step, 1e-9, value);
+        if (-value < least) least = -value, psi_least = psi;
+      }
+      if (rim) {
+        out.rim = least;
+        continue;
+      }
+      out.disc = least;
+      const Vec3 y = ring_point(psi_least);
+      Vec3 x = (y.dot(er) - R) * er + y.z() * Vec3::UnitZ();  // y projected into the plane, from the disc's centre
+      if (x.norm() > r) x *= r / x.norm();
+      out.nearest = R * er + x;
+    }
+    return out;
+  }
+  // The other torus's level at a point: its distance from the centre circle less its tube radius.
+  double ring_level(const Vec3& x) const {
+    const Vec3 d = x - ring_centre, axis = ring_e1.cross(ring_e2);
+    const double z = d.dot(axis);
+    return std::hypot((d - z * axis).norm() - ring_R, z) - ring_r;
+  }
   // A level of f as a length (≈ a distance into the ellipsoid, continuous in φ): √f − 1 times the least radius.
   double ellipsoid_level(double f) const { return (std::sqrt(f) - 1) * ellipsoid_scale; }
 
@@ -224,6 +300,7 @@ struct Sweep {
   // (a ball's and an ellipsoid's: over the whole disc, exactly).
   double depth(double phi) const {
     if (ellipsoid) return ellipsoid_level(ellipse(phi).f_min);
+    if (ring_r > 0) return ring_on_disc(phi, kDisc).disc - ring_r;
     if (ball_radius > 0) {
       double d, h;
       depth_and_height(phi, d, h);
@@ -235,6 +312,7 @@ struct Sweep {
   // The same for the shallowest disc point (c + r q): < 0 where the whole section lies inside.
   double height(double phi) const {
     if (ellipsoid) return ellipsoid_level(ellipse(phi, kCircleMax).f_cmax);
+    if (ring_r > 0) return kInf;  // never the whole disc: the sweep declines where the disc's centre is inside
     if (ball_radius > 0) {
       double d, h;
       depth_and_height(phi, d, h);
@@ -252,6 +330,10 @@ struct Sweep {
     if (ellipsoid) {  // exact too: f's least value over the disc and greatest over its circle (ellipse_on_disc)
       const EllipseOnDisc e = ellipse(phi, kCircleMax);
       d = ellipsoid_level(e.f_min), h = ellipsoid_level(e.f_cmax);
+      return;
+    }
+    if (ring_r > 0) {
+      d = depth(phi), h = kInf;
       return;
     }
     if (ball_radius > 0) {
@@ -286,7 +368,25 @@ struct Sweep {
 
   // An ellipsoid's section can also lie inside the disc, clear of its circle: where f's least value on the circle
   // crosses 1 the section's shape changes (it starts to be cut by the circle), a third breakpoint in φ.
-  double circle_depth(double phi) const { return ellipsoid_level(ellipse(phi, kCircleMin).f_cmin); }
+  double circle_depth(double phi) const {
+    return ring_r > 0 ? ring_on_disc(phi, kRim).rim - ring_r : ellipsoid_level(ellipse(phi, kCircleMin).f_cmin);
+  }
+
+  // Another torus's chords: along its level's gradient at the section's deepest point (in the meridian plane), a0 the
+  // offset of the chord through that point. False where the section is empty.
+  bool ring_chords(double phi, Vec3& q, double& a0) const {
+    const RingOnDisc o = ring_on_disc(phi, kDisc);
+    if (!(o.disc < ring_r)) return false;
+    const Vec3 er = radial(phi), c = R * er;
+    const double h = 1e-7 * (R + r);
+    Vec3 g;
+    for (int k = 0; k < 3; ++k) g[k] = ring_level(o.nearest + h * Vec3::Unit(k)) - ring_level(o.nearest - h * Vec3::Unit(k));
+    q = g.dot(er) * er + g.z() * Vec3::UnitZ();
+    q = q.norm() > 1e-9 * g.norm() && q.norm() > 0 ? Vec3(q.normalized()) : Vec3::UnitZ();
+    const Vec3 p = Vec3(-er.y(), er.x(), 0).cross(q);
+    a0 = std::clamp(p.dot(o.nearest - c), -r, r);
+    return true;
+  }
 
   // Moments of the meridian section at φ, weighted by ρ: its contribution per unit φ.
   RawMoments section(double phi) const {
@@ -294,8 +394,13 @@ struct Sweep {
     const Vec3 er = radial(phi), c = R * er;
     Vec3 q;
     double a_lo = -r, a0 = 0, a_hi = r;  // the offsets' range and the middle sample
-    if (!ellipsoid) q = chord_direction(phi);
-    else if (!ellipsoid_chords(phi, q, a_lo, a0, a_hi)) return m;
+    if (ring_r > 0) {
+      if (!ring_chords(phi, q, a0)) return m;
+    } else if (!ellipsoid) {
+      q = chord_direction(phi);
+    } else if (!ellipsoid_chords(phi, q, a_lo, a0, a_hi)) {
+      return m;
+    }
     const Vec3 p = Vec3(-er.y(), er.x(), 0).cross(q);  // e_φ × q: in the meridian plane, ⟂ q
     const double rho_p = p.dot(er), rho_q = q.dot(er);
     // Panels in a between the breakpoints of the chords' shape: a chord's signature is its number of intervals and
@@ -327,7 +432,7 @@ struct Sweep {
     // chord inside the circle, its lower end crossing the circle just after: a kink left inside a panel cost
     // 3e-5 of a section).
     std::vector<double> breaks{a_lo};
-    auto changes = [&](double x0, double x1, int s0) {
+    auto changes = [&](double x0, double x1, int s0, int s1) {
       std::array<double, 3> f0, f1;
       const size_t first = breaks.size();
       if (signature_functions(c, p, q, x0, f0) && signature_functions(c, p, q, x1, f1)) {
@@ -342,14 +447,37 @@ struct Sweep {
         std::sort(breaks.begin() + first, breaks.end());
         if (breaks.size() > first) return;
       }
+      if (ring_r > 0 && (s0 == 0) != (s1 == 0)) {
+        // Another torus, a chord that misses it on one side: where the chord starts to meet it, a zero of the torus's
+        // least level along the chord (continuous, crossing zero at the tangency): false position, a few chords
+        // where bisection on the signature took 30. A second change between that point and the other side (the
+        // chord's interval reaching the disc's rim as well) is bisected below.
+        auto least = [&](double a) {
+          const double half = std::sqrt(std::max(r * r - a * a, 0.0));
+          return lines::torus_least_level(clip[0], c + a * p, q, -half, half);
+        };
+        const double l0 = least(x0), l1 = least(x1);
+        if ((l0 > 0) != (l1 > 0)) {
+          const double sign = l0 > 0 ? 1.0 : -1.0;  // find_edge's first side is the positive one
+          auto g = [&](double a) { return std::pair<double, long>(sign * least(a), 0); };
+          const lens::Edge e = lens::find_edge(g, x0, sign * l0, 0, x1, sign * l1, 0, 1e-9 * r);
+          const double meets = s0 == 0 ? e.out : e.in;  // the first chord that meets it
+          breaks.push_back(0.5 * (e.in + e.out));
+          const int s_meets = signature(meets), s_other = s0 == 0 ? s1 : s0;
+          if (s_meets == s_other) return;
+          (s0 == 0 ? x0 : x1) = meets;
+          if (s0 == 0) s0 = s_meets;
+        }
+      }
       while (std::abs(x1 - x0) > 1e-9 * r) {  // otherwise bisection on the signature itself
         const double mid = 0.5 * (x0 + x1);
         (signature(mid) == s0 ? x0 : x1) = mid;
       }
       breaks.push_back(0.5 * (x0 + x1));
+      std::sort(breaks.begin() + first, breaks.end());
     };
     for (int j = 0; j + 1 < n; ++j)
-      if (sig[j + 1] != sig[j]) changes(a[j], a[j + 1], sig[j]);
+      if (sig[j + 1] != sig[j]) changes(a[j], a[j + 1], sig[j], sig[j + 1]);
     breaks.push_back(a_hi);
     for (size_t b = 0; b + 1 < breaks.size(); ++b) {
       const double lo = breaks[b], hi = breaks[b + 1];
@@ -401,10 +529,10 @@ bool smooth_where_it_can_touch(const std::vector<Placed>& prims, size_t begin, d
     case PrimitiveKind::Sphere: case PrimitiveKind::HalfSpace: return true;
     // An ellipsoid: its deepest disc point is exact too (ellipse_on_disc), as a ball's.
     case PrimitiveKind::Ellipsoid: return true;
-    // Another ring torus: its section can lie inside the disc away from c − r q, as a ball's and an ellipsoid's can,
-    // and its level over the disc has no closed form as theirs has (measured: 8 of 16 random poses of two 12 mm
-    // tubes off by 0.3-41 %, not converging with the tolerance).
-    case PrimitiveKind::Torus: return false;
+    // Another ring torus: its section can lie inside the disc away from c − r q, as a ball's and an ellipsoid's can
+    // (c − r q alone: 8 of 16 random poses of two 12 mm tubes off by 0.3-41 %); its level over the disc is a minimum
+    // over its centre circle instead (Sweep::ring_on_disc).
+    case PrimitiveKind::Torus: return p.major > p.r;
     case PrimitiveKind::Cylinder: case PrimitiveKind::Cone: {
       if (std::max(p.r, p.r2) < r) return false;  // p.r2: a cone's top radius (0 for a cylinder)
       // The torus's extent along the primitive's axis: R √(1 − (a·z)²) + r about its centre (p.b in that frame).
@@ -447,6 +575,13 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     if (std::hypot(std::hypot(sw.ball_centre.x(), sw.ball_centre.y()) - sw.R, sw.ball_centre.z()) < sw.r)
       return std::nullopt;
   }
+  if (sw.clip[sw.other_begin].kind == PrimitiveKind::Torus) {
+    const Placed& t = sw.clip[sw.other_begin];  // local = A x + b, A a rotation
+    sw.ring_centre = -t.A.transpose() * t.b;
+    sw.ring_e1 = t.A.transpose() * Vec3::UnitX(), sw.ring_e2 = t.A.transpose() * Vec3::UnitY();
+    sw.ring_R = t.major, sw.ring_r = t.r;
+    for (int k = 0; k < Sweep::kRingSamples; ++k) sw.ring_samples[k] = sw.ring_point(2 * kPi * k / Sweep::kRingSamples);
+  }
   if (sw.clip[sw.other_begin].kind == PrimitiveKind::Ellipsoid) {
     const Placed& e = sw.clip[sw.other_begin];
     const Vec3 inv = e.radii.cwiseInverse();
@@ -487,12 +622,19 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   auto depth = [&](double x) { return sw.depth(x); };
   auto height = [&](double x) { return sw.height(x); };
   auto circle_depth = [&](double x) { return sw.circle_depth(x); };
-  std::vector<double> d(ns), h(ns), cd(sw.ellipsoid ? ns : 0), breaks;
+  const bool circle_breaks = sw.ellipsoid || sw.ring_r > 0;
+  std::vector<double> d(ns), h(ns), cd(circle_breaks ? ns : 0), breaks;
   for (int k = 0; k < ns; ++k) {
     const double phi = phi_lo + k * step;
     if (sw.ellipsoid) {  // one ellipse for the three levels
       const EllipseOnDisc e = sw.ellipse(phi, kCircleMin | kCircleMax);
       d[k] = sw.ellipsoid_level(e.f_min), h[k] = sw.ellipsoid_level(e.f_cmax), cd[k] = sw.ellipsoid_level(e.f_cmin);
+    } else if (sw.ring_r > 0) {
+      // Another torus reaching the tube's centre circle (more than half the tube immersed) is declined: a disc can
+      // then lie wholly inside it, a breakpoint its level does not give (height is left infinite).
+      if (sw.ring_level(sw.R * sw.radial(phi)) < 0) return std::nullopt;
+      const Sweep::RingOnDisc o = sw.ring_on_disc(phi);
+      d[k] = o.disc - sw.ring_r, h[k] = kInf, cd[k] = o.rim - sw.ring_r;
     } else {
       sw.depth_and_height(phi, d[k], h[k]);
     }
@@ -568,10 +710,12 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     sweep_volume += std::abs(in_contact.back().second.m0);
   }
   for (const auto& [b, whole] : in_contact) {
-    if (!sw.ellipsoid) {
+    if (!sw.ellipsoid && !(sw.ring_r > 0)) {
       total.m0 += whole.m0, total.m1 += whole.m1, total.m2 += whole.m2;
       continue;
     }
+    // The same for another torus, whose sections can change shape inside a band where no level locates it (two
+    // pieces of its section merging in a disc): its panels are checked by halving too.
     // An ellipsoid's band can be wide while its sections rise steeply inside it, smoothly (no breakpoint): a 3 × 10
     // × 20 mm ellipsoid pressed into the tube from the hole, one panel of 0.19 rad, was 7.5e-4 off with 10 nodes,
     // 6.8e-5 with 20 and 3e-6 with 40. So its panels are halved until the halves' V agrees with the whole's to a

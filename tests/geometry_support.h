@@ -337,9 +337,11 @@ inline Smoothness third_differences(const std::vector<double>& V) {
   return s;
 }
 
-// V by exact chords along `near`'s normal on an n x n midpoint grid over the footprint (found by a 400 x 400 pass): an
-// independent reference for pairs without a closed form (1000 and 2000 across agree to ~1e-5 of V on two tori).
-inline double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb, const Interference& near, int n) {
+// V, the centroid and J by exact chords along `near`'s normal on an n x n midpoint grid over the footprint (found by a
+// 400 x 400 pass): an independent reference for pairs without a closed form (1000 and 2000 across agree to ~1e-5 of V
+// on two tori). Along each chord x, y are constant and z, z² integrate exactly.
+inline MomentsReference chords_moments(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb,
+                                       const Interference& near, int n) {
   const Pose frame{near.centroid, Quat::FromTwoVectors(Vec3::UnitZ(), near.normal_estimate.normalized())};
   std::vector<lines::Placed> prims;
   for (const CellPrimitive& cp : a.impl->prims) prims.push_back(lines::place(cp, pa, frame));
@@ -350,26 +352,44 @@ inline double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const 
   lines::placed_cell_bounds(prims, na, prims.size(), lo_b, hi_b);
   lo = lo.cwiseMax(lo_b), hi = hi.cwiseMin(hi_b);
   double x0 = lo.x(), x1 = hi.x(), y0 = lo.y(), y1 = hi.y(), V = 0;
+  Vec3 m1 = Vec3::Zero();
+  Mat3 m2 = Mat3::Zero();
   for (int count : {400, n}) {
     const double hx = (x1 - x0) / count, hy = (y1 - y0) / count;
     double fx0 = 1e300, fx1 = -1e300, fy0 = 1e300, fy1 = -1e300;
-    V = 0;
+    V = 0, m1.setZero(), m2.setZero();
     for (int i = 0; i < count; ++i)
       for (int j = 0; j < count; ++j) {
         const double x = x0 + (i + 0.5) * hx, y = y0 + (j + 0.5) * hy;
         const auto set = lines::cell_line_set(prims, 0, prims.size(), Vec3(x, y, 0), Vec3::UnitZ(), lo.z() - 1e-3,
                                               hi.z() + 1e-3);
-        double length = 0;
-        for (int k = 0; k < set.n; ++k) length += set.v[k][1] - set.v[k][0];
+        double length = 0, z1 = 0, z2 = 0;  // ∫dz, ∫z dz, ∫z² dz
+        for (int k = 0; k < set.n; ++k) {
+          const double s = set.v[k][0], e = set.v[k][1];
+          length += e - s, z1 += (e * e - s * s) / 2, z2 += (e * e * e - s * s * s) / 3;
+        }
         if (!(length > 0)) continue;
-        V += length * hx * hy;
+        const double dA = hx * hy;
+        V += length * dA;
+        m1 += Vec3(x * length, y * length, z1) * dA;
+        Mat3 t;
+        t << x * x * length, x * y * length, x * z1, x * y * length, y * y * length, y * z1, x * z1, y * z1, z2;
+        m2 += t * dA;
         fx0 = std::min(fx0, x - hx), fx1 = std::max(fx1, x + hx), fy0 = std::min(fy0, y - hy), fy1 = std::max(fy1, y + hy);
       }
-    if (fx0 > fx1) return 0;
+    if (fx0 > fx1) return {};
     x0 = fx0, x1 = fx1, y0 = fy0, y1 = fy1;
   }
-  return V;
+  // From the frame to the world: x = R x_f + t.
+  const Mat3 R = frame.rotation.toRotationMatrix();
+  const Vec3 t = frame.position, r1 = R * m1;
+  const Mat3 w2 = R * m2 * R.transpose() + r1 * t.transpose() + t * r1.transpose() + V * t * t.transpose();
+  return moments_from_raw(V, r1 + V * t, w2);
 }
 
+// V alone, as above.
+inline double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb, const Interference& near, int n) {
+  return chords_moments(a, pa, b, pb, near, n).V;
+}
 
 }  // namespace geometry_support
