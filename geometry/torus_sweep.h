@@ -1,5 +1,5 @@
 // A ring torus against any cell, by sweeping the torus's meridian discs (the Sandia doughnut on its cone, a ring
-// on a peg, a torus on a ball or in a box corner). No closed form exists for these pairs; the column engine pays
+// on a peg, a torus on a ball or in a box corner, two chain links). No closed form exists for these pairs; the column engine pays
 // for the thin annular contact band with a lattice fine enough to resolve its width (0.5–5 s per query).
 //
 // The torus is the disc of radius r at distance R from the axis, revolved: dV = ρ dA dφ, ρ the distance from the
