@@ -511,3 +511,22 @@ TEST_CASE("torus sweep: two tori at random poses and sizes agree with exact chor
   }
   CHECK(served >= 9);
 }
+
+TEST_CASE("torus sweep: two tori lowered 1000 x 1 um, V smooth", "[geometry][torus_pair][torus_sweep][smoothness]") {
+  // docs/geometry.md's sphere-lowering test for two tori (a chain link onto another, at generic attitudes): V strictly
+  // increasing and its third differences below 1e-2 of the first (a staircase or a kink would be O(1); measured
+  // 2.0e-7), served by the sweep all the way down. b's centre over a's tube: V(height) increases from 0.1 m down to 0 (b's centre in a's tube);
+  // a bisection from further down would pass b through a's hole.
+  const Cell a = make_cell({torus(0.04, 0.012)}), b = make_cell({torus(0.03, 0.008)});
+  const Pose pa{Vec3::Zero(), Quat(Eigen::AngleAxisd(0.4, Vec3(1, 0.3, 0).normalized()))};
+  const Quat qb(Eigen::AngleAxisd(1.3, Vec3(0.2, 1, 0.5).normalized()));
+  const Vec3 at(0.045, 0.01, 0);
+  const double hi = height_for_volume(a, pa, b, qb, at, 1e-8, 0.0, 0.1, 50);
+  const std::vector<double> V = lowered_volumes(a, pa, b, qb, at, hi, 1001, 1e-6);
+  const Smoothness sm = third_differences(V);
+  std::printf("two tori lowered: V %.3e .. %.3e, %d non-increasing steps, max |d3V| / dV = %.3e\n", V[0], V.back(),
+              sm.non_increasing, sm.worst);
+  CHECK(sm.non_increasing == 0);
+  CHECK(sm.worst < 0.01);
+  CHECK(interference(a, pa, b, Pose{at + Vec3(0, 0, hi - 1e-3), qb}).spacing == 0);  // the deepest pose: the sweep
+}
