@@ -195,6 +195,29 @@ struct Lens {
           return 0.5 * (e.in + e.out);
         }
       }
+      // A capsule's side and one of its end balls: tangent along the junction circle, so their ends' difference
+      // touches 0 there without changing sign. The switch is where the capsule's chord end crosses the junction's
+      // plane z = ±h (its frame): a sign change, false position (bisection to 1e-10 of the box took ~33 columns a
+      // switch, a quarter of a cone–capsule query's).
+      const Placed& pa = prims[static_cast<size_t>(fa / 8)];
+      if (fa / 8 == fb / 8 && pa.kind == PrimitiveKind::Capsule && (fa % 8 == 0) != (fb % 8 == 0)) {
+        const int cap = static_cast<int>(fa % 8 == 0 ? fb % 8 : fa % 8);  // 2: the ball at z = −h, 3: at z = +h
+        const double plane = cap == 2 ? -pa.half_length : pa.half_length;
+        auto beyond = [&](double y) {  // the chord end's height past the junction's plane, towards the cap
+          ++evaluations;
+          const Vec3 o = pa.A.col(0) * u + pa.A.col(1) * y + pa.b, w = pa.A.col(2);
+          const Span s = lines::line_span(pa, o, w);
+          const double z = o.z() + (lo_changes ? s.lo : s.hi) * w.z();
+          return cap == 2 ? plane - z : z - plane;
+        };
+        const double da = beyond(ya), db = beyond(yb);
+        if (std::isfinite(da) && std::isfinite(db) && (da > 0) != (db > 0)) {
+          const double sign = da > 0 ? 1.0 : -1.0;
+          auto d = [&](double y) { return std::pair<double, long>(sign * beyond(y), 0); };
+          const Edge e = find_edge(d, ya, sign * da, 0, yb, sign * db, 0, tol);
+          return 0.5 * (e.in + e.out);
+        }
+      }
     }
     while (std::abs(yb - ya) > tol) {
       const double ym = 0.5 * (ya + yb);
