@@ -166,7 +166,8 @@ struct Lens {
   }
 
   // Where the faces bounding the row at u switch between ya (signature sa) and yb (sb): false position on the
-  // difference of the two primitives' chord ends when one end changes hands between primitives, else bisection.
+  // difference of the two faces' chord ends (or, at a capsule's junction, on the end's height past its plane) when one
+  // end changes hands, else bisection.
   double face_switch(double u, double ya, long sa, double yb, long sb) {
     const double tol = 1e-10 * size;
     const long loa = sa / 4096, lob = sb / 4096, hia = sa % 4096, hib = sb % 4096;
@@ -176,44 +177,33 @@ struct Lens {
       // a sign change of their difference, continuous: false position. Each face alone where it can be isolated,
       // else its whole primitive (enough when the two faces belong to different primitives).
       const long fa = lo_changes ? loa : hia, fb = lo_changes ? lob : hib;
+      const Placed& pa = prims[static_cast<size_t>(fa / 8)];
       Placed qa, qb;
-      const bool alone = face_alone(prims[static_cast<size_t>(fa / 8)], static_cast<int>(fa % 8), qa) &&
+      const bool alone = face_alone(pa, static_cast<int>(fa % 8), qa) &&
                          face_alone(prims[static_cast<size_t>(fb / 8)], static_cast<int>(fb % 8), qb);
-      if (alone || fa / 8 != fb / 8) {
-        if (!alone) qa = prims[static_cast<size_t>(fa / 8)], qb = prims[static_cast<size_t>(fb / 8)];
-        auto end = [&](const Placed& q, double y) {
-          ++evaluations;
-          const Span s = lines::line_span(q, q.A.col(0) * u + q.A.col(1) * y + q.b, q.A.col(2));
-          return lo_changes ? s.lo : s.hi;
-        };
-        const double da = end(qa, ya) - end(qb, ya), db = end(qa, yb) - end(qb, yb);
+      if (!alone) qa = pa, qb = prims[static_cast<size_t>(fb / 8)];
+      // A capsule's side and one of its end balls are tangent along the junction circle: their ends' difference
+      // touches 0 there without changing sign. Their switch is where the capsule's chord end crosses the junction's
+      // plane z = ±h (its frame) instead, a sign change too (bisection to 1e-10 of the box took ~33 columns a switch,
+      // a quarter of a cone–capsule query's).
+      const bool junction = fa / 8 == fb / 8 && pa.kind == PrimitiveKind::Capsule && (fa % 8 == 0) != (fb % 8 == 0);
+      const int cap = static_cast<int>(fa % 8 == 0 ? fb % 8 : fa % 8);  // 2: the ball at z = −h, 3: at z = +h
+      auto end = [&](const Placed& q, double y) {
+        ++evaluations;
+        const Span s = lines::line_span(q, q.A.col(0) * u + q.A.col(1) * y + q.b, q.A.col(2));
+        return lo_changes ? s.lo : s.hi;
+      };
+      auto crossing = [&](double y) {
+        if (!junction) return end(qa, y) - end(qb, y);
+        const double z = pa.A(2, 0) * u + pa.A(2, 1) * y + pa.b.z() + end(pa, y) * pa.A(2, 2);
+        return cap == 2 ? -pa.half_length - z : z - pa.half_length;  // past the plane, towards the cap
+      };
+      if (junction || alone || fa / 8 != fb / 8) {
+        const double da = crossing(ya), db = crossing(yb);
         if (std::isfinite(da) && std::isfinite(db) && (da > 0) != (db > 0)) {
           if (da == 0) return ya;
           const double sign = da > 0 ? 1.0 : -1.0;
-          auto d = [&](double y) { return std::pair<double, long>(sign * (end(qa, y) - end(qb, y)), 0); };
-          const Edge e = find_edge(d, ya, sign * da, 0, yb, sign * db, 0, tol);
-          return 0.5 * (e.in + e.out);
-        }
-      }
-      // A capsule's side and one of its end balls: tangent along the junction circle, so their ends' difference
-      // touches 0 there without changing sign. The switch is where the capsule's chord end crosses the junction's
-      // plane z = ±h (its frame): a sign change, false position (bisection to 1e-10 of the box took ~33 columns a
-      // switch, a quarter of a cone–capsule query's).
-      const Placed& pa = prims[static_cast<size_t>(fa / 8)];
-      if (fa / 8 == fb / 8 && pa.kind == PrimitiveKind::Capsule && (fa % 8 == 0) != (fb % 8 == 0)) {
-        const int cap = static_cast<int>(fa % 8 == 0 ? fb % 8 : fa % 8);  // 2: the ball at z = −h, 3: at z = +h
-        const double plane = cap == 2 ? -pa.half_length : pa.half_length;
-        auto beyond = [&](double y) {  // the chord end's height past the junction's plane, towards the cap
-          ++evaluations;
-          const Vec3 o = pa.A.col(0) * u + pa.A.col(1) * y + pa.b, w = pa.A.col(2);
-          const Span s = lines::line_span(pa, o, w);
-          const double z = o.z() + (lo_changes ? s.lo : s.hi) * w.z();
-          return cap == 2 ? plane - z : z - plane;
-        };
-        const double da = beyond(ya), db = beyond(yb);
-        if (std::isfinite(da) && std::isfinite(db) && (da > 0) != (db > 0)) {
-          const double sign = da > 0 ? 1.0 : -1.0;
-          auto d = [&](double y) { return std::pair<double, long>(sign * beyond(y), 0); };
+          auto d = [&](double y) { return std::pair<double, long>(sign * crossing(y), 0); };
           const Edge e = find_edge(d, ya, sign * da, 0, yb, sign * db, 0, tol);
           return 0.5 * (e.in + e.out);
         }

@@ -203,7 +203,7 @@ struct Sweep {
 
   // Another ring torus as the other cell: its centre circle in Q (centre, in-plane axes e1, e2, radius) and its tube
   // radius (0: not a torus).
-  Vec3 ring_centre = Vec3::Zero(), ring_e1 = Vec3::UnitX(), ring_e2 = Vec3::UnitY();
+  Vec3 ring_centre = Vec3::Zero(), ring_e1 = Vec3::UnitX(), ring_e2 = Vec3::UnitY(), ring_axis = Vec3::UnitZ();
   double ring_R = 0, ring_r = 0;
 
   // The other torus's centre circle against the disc at φ. Its section is {x : dist(x, circle) ≤ ring_r}, so the
@@ -266,9 +266,9 @@ struct Sweep {
   }
   // The other torus's level at a point: its distance from the centre circle less its tube radius.
   double ring_level(const Vec3& x) const {
-    const Vec3 d = x - ring_centre, axis = ring_e1.cross(ring_e2);
-    const double z = d.dot(axis);
-    return std::hypot((d - z * axis).norm() - ring_R, z) - ring_r;
+    const Vec3 d = x - ring_centre;
+    const double z = d.dot(ring_axis);
+    return std::hypot((d - z * ring_axis).norm() - ring_R, z) - ring_r;
   }
   // A level of f as a length (≈ a distance into the ellipsoid, continuous in φ): √f − 1 times the least radius.
   double ellipsoid_level(double f) const { return (std::sqrt(f) - 1) * ellipsoid_scale; }
@@ -579,6 +579,7 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     const Placed& t = sw.clip[sw.other_begin];  // local = A x + b, A a rotation
     sw.ring_centre = -t.A.transpose() * t.b;
     sw.ring_e1 = t.A.transpose() * Vec3::UnitX(), sw.ring_e2 = t.A.transpose() * Vec3::UnitY();
+    sw.ring_axis = t.A.transpose() * Vec3::UnitZ();
     sw.ring_R = t.major, sw.ring_r = t.r;
     for (int k = 0; k < Sweep::kRingSamples; ++k) sw.ring_samples[k] = sw.ring_point(2 * kPi * k / Sweep::kRingSamples);
   }
