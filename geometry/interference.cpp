@@ -193,6 +193,25 @@ Vec3 normal_guess(const CellPrimitives& A, const Pose& pose_i, const CellPrimiti
   return n.normalized();
 }
 
+// The interference from raw moments in `frame` (z along the normal estimate n).
+Interference framed_interference(const RawMoments& m, const Pose& frame, const Vec3& n, long columns) {
+  Interference out;
+  out.columns = columns;
+  if (!(m.m0 > 0)) return out;  // the cells' boxes overlap, the cells do not
+  Vec3 centroid;
+  Mat3 J;
+  centroid_and_inertia(m, centroid, J);
+  const Mat3 R = frame.rotation.toRotationMatrix();
+  out.overlap = true;
+  out.volume = m.m0;
+  out.centroid = frame.apply(centroid);
+  out.inertia = R * J * R.transpose();
+  out.normal_estimate = n;
+  out.hypervolume = out.volume;
+  out.hyper_centroid = out.centroid;
+  return out;
+}
+
 // Two convex cells bounded by planes, cylinders and cones: the surface form over their ruled faces
 // (geometry/ruled_faces.h); other convex cells, or where that cannot meet the tolerance: the lens quadrature
 // (geometry/convex_lens.h), columns along the normal, when its own error estimate meets the tolerance. Nothing when
@@ -200,7 +219,7 @@ Vec3 normal_guess(const CellPrimitives& A, const Pose& pose_i, const CellPrimiti
 std::optional<Interference> ruled_or_lens(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
                                           const Pose& pose_j, const Vec3& lo, const Vec3& hi, const Vec3& centre_i,
                                           const QueryOptions& options, long& columns) {
-  const bool ruled = ruled_faces_pair(A, B), lens = convex_lens_pair(A, B);
+  const bool ruled = ruled_faces_pair(A, B) || ruled_ball_pair(A, B), lens = convex_lens_pair(A, B);
   if (!options.closed_forms || options.hyper_exponent != 1 || !(ruled || lens)) return std::nullopt;
   const Vec3 n = normal_guess(A, pose_i, B, pose_j, lo, hi, centre_i);
   const Pose frame{0.5 * (lo + hi), axis_rotation(n)};
@@ -208,21 +227,7 @@ std::optional<Interference> ruled_or_lens(const CellPrimitives& A, const Pose& p
   if (ruled) m = ruled_faces_moments(A, pose_i, B, pose_j, frame, options.tolerance, columns);
   if (!m && lens) m = convex_lens_moments(A, pose_i, B, pose_j, frame, options.tolerance, columns);
   if (!m) return std::nullopt;
-  Interference out;
-  out.columns = columns;
-  if (!(m->m0 > 0)) return out;  // the cells' boxes overlap, the cells do not
-  Vec3 centroid;
-  Mat3 J;
-  centroid_and_inertia(*m, centroid, J);
-  const Mat3 R = frame.rotation.toRotationMatrix();
-  out.overlap = true;
-  out.volume = m->m0;
-  out.centroid = frame.apply(centroid);
-  out.inertia = R * J * R.transpose();
-  out.normal_estimate = n;
-  out.hypervolume = out.volume;
-  out.hyper_centroid = out.centroid;
-  return out;
+  return framed_interference(*m, frame, n, columns);
 }
 
 // The column engine (geometry/column_integration.h) for any pair of cells: two passes over a lattice in a frame along
@@ -333,6 +338,33 @@ std::optional<CellPrimitives> capsule_piece_in_reach(const CellPrimitives& cell,
   return in_reach;
 }
 
+// A lone capsule across its cap/side junction against a cell of planes, cylinders and cones: the sum over its pieces
+// that the hulls' plane does not prove apart, each the ruled faces' pair (its side) or their ball mode (a cap: a ball
+// and its end's half-space). The convex lens over the whole capsule splits its rows at the junction, where the two
+// faces are tangent, and took 0.3–0.5 ms a query on a cone against a capsule. Each piece meets the tolerance on its
+// own V, so the sum meets it on theirs. Nothing when the pair is not of this kind or a piece is declined.
+std::optional<Interference> capsule_pieces_ruled(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
+                                                 const Pose& pose_j, const Vec3& lo, const Vec3& hi,
+                                                 const Vec3& centre_i, const QueryOptions& options, long& columns) {
+  const bool a_capsule = !capsule_pieces(A).empty();
+  const CellPrimitives& capsule = a_capsule ? A : B;
+  const CellPrimitives& other = a_capsule ? B : A;
+  const Pose &capsule_pose = a_capsule ? pose_i : pose_j, &other_pose = a_capsule ? pose_j : pose_i;
+  const std::vector<CellPrimitives> pieces = capsule_pieces(capsule);
+  if (pieces.empty() || pieces.size() < 3 || !ruled_faces_pair(pieces.back(), other)) return std::nullopt;
+  const Vec3 n = normal_guess(A, pose_i, B, pose_j, lo, hi, centre_i);
+  const Pose frame{0.5 * (lo + hi), axis_rotation(n)};
+  RawMoments sum;
+  for (const CellPrimitives& piece : pieces) {
+    if (hulls_apart(piece, capsule_pose, other, other_pose)) continue;
+    const std::optional<RawMoments> m =
+        ruled_faces_moments(piece, capsule_pose, other, other_pose, frame, options.tolerance, columns);
+    if (!m) return std::nullopt;
+    sum += *m;
+  }
+  return framed_interference(sum, frame, n, columns);
+}
+
 // Every path after the broad phase, for two cells given as primitives; lo, hi: the overlap of their boxes; centre_i:
 // the middle of cell i's box (the column engine's side test).
 Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B, const Pose& pose_j,
@@ -380,6 +412,8 @@ Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellP
       if ((lo1.array() >= hi1.array()).any()) return {};
       return pair_paths(a1, pose_i, b1, pose_j, lo1, hi1, 0.5 * (lo_a + hi_a), options, nullptr, nullptr);
     }
+    long columns = 0;
+    if (const auto q = capsule_pieces_ruled(A, pose_i, B, pose_j, lo, hi, centre_i, options, columns)) return *q;
   }
   if (!m) {
     long columns = 0;  // the lens's, when it could not meet the tolerance

@@ -185,8 +185,19 @@ struct Problem {
   double chord_tolerance = 0.03;  // √ of the query's tolerance: the tube field's chords' budget (tube_moments)
   bool crossed_twice = false;     // a ruling went through the tube twice (declined; the caller may split the torus)
   Vec3 twice_direction = Vec3::Zero();
-  int torus_arg() const { return static_cast<int>(cons.size()); }
+  // The ball mode: the other cell is a ball or an ellipsoid, alone or cut by planes (a capsule's cap). It is the unit
+  // ball in coordinates y with x = ball_centre + ball_map y (an ellipsoid's axes scaled, a ball's radius). Its chord
+  // (a quadratic's roots) joins the constraints' as number cons.size(), without faces, as the torus's does; its
+  // cutting planes are ordinary constraints.
+  bool ball = false;
+  Vec3 ball_centre = Vec3::Zero();
+  Mat3 ball_map = Mat3::Identity(), ball_inverse = Mat3::Identity();
+  Vec3 ball_axis = Vec3::UnitZ();  // in y, from the centre toward ref: the field's regular pole
+  mutable double theta_max = 0;    // the largest polar angle the integration met (the field is singular at π)
+  bool curved() const { return tube || ball; }
+  int curved_arg() const { return static_cast<int>(cons.size()); }
   Moments tube_moments(const Ruling& r, double lo, double hi) const;
+  Moments ball_moments(const Ruling& r, double lo, double hi) const;
 
   // The searches' functions, bounded: a ruling nearly along a cylinder has one root far away, and an unbounded value
   // would stall false position for many steps. Linear near 0 (the root), ±1 beyond the scale s, which the caller takes
@@ -232,6 +243,15 @@ struct Problem {
       if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = i;
       if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = i;
     }
+    if (ball) {  // exact; a miss keeps an inverted chord about the nearest point, −2√(d² − 1) long in y
+      const Vec3 d = ball_inverse * (r.o - ball_centre), wy = ball_inverse * r.w;
+      const double A = wy.squaredNorm(), B = wy.dot(d), C = d.squaredNorm() - 1;
+      const double disc = B * B - A * C, mid = -B / A, half = std::sqrt(std::abs(disc)) / A;
+      const Chord c = disc >= 0 ? Chord{mid - half, mid + half} : Chord{mid + half, mid - half};
+      if (ends) ends[curved_arg()] = c;
+      if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = curved_arg();
+      if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = curved_arg();
+    }
     if (tube && e.lo < e.hi) {
       Chord c{kInf, -kInf};
       if (!std::isfinite(e.lo) || !std::isfinite(e.hi)) {
@@ -250,9 +270,9 @@ struct Problem {
           c = Chord{mid + h, mid - h};
         }
       }
-      if (ends) ends[torus_arg()] = c;
-      if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = torus_arg();
-      if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = torus_arg();
+      if (ends) ends[curved_arg()] = c;
+      if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = curved_arg();
+      if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = curved_arg();
     }
     if (!frozen && e.length() > best_length && std::isfinite(e.length())) {
       best_length = e.length();
@@ -273,6 +293,7 @@ struct Problem {
       return m;
     }
     if (tube) return tube_moments(r, e.lo, e.hi);
+    if (ball) return ball_moments(r, e.lo, e.hi);
     const double mid = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
     static const double node = std::sqrt(0.6);
     const double ts[3] = {mid - half * node, mid, mid + half * node};
@@ -288,6 +309,48 @@ struct Problem {
     return m;
   }
 };
+
+// A curved mode's moments along one chord [lo, hi], whose field is no polynomial along a ruling: Gauss–Kronrod 7,
+// halved where the difference from its 3 Gauss nodes exceeds the piece's share (by length) of `tolerance` (√ of the
+// query's) times the whole chord's V. That difference is the 3-point rule's error; the 7-point rule's, exact to degree
+// 11 where the 3-point one is to degree 5, is about its square (on the apex pose, √tol gave V within 8e-6 of the column
+// engine). Near the tube's centre circle the field turns quickly but is small, so the budget is the whole chord's,
+// not each piece's. integrand(t, m): the ten moments' integrands at the chord's parameter t.
+template <class Integrand>
+Moments kronrod_chord(double lo, double hi, double tolerance, const Integrand& integrand) {
+  static const double xk[7] = {-0.9604912687080203, -0.7745966692414834, -0.4342437493468026, 0.0,
+                               0.4342437493468026,  0.7745966692414834,  0.9604912687080203};
+  static const double wk[7] = {0.1046562260264673, 0.2684880898683334, 0.4013974147759622, 0.4509165386584741,
+                               0.4013974147759622, 0.2684880898683334, 0.1046562260264673};
+  static const double wg[7] = {0, 5.0 / 9, 0, 8.0 / 9, 0, 5.0 / 9, 0};
+  Moments total{};
+  double scale = -1;
+  struct Piece {
+    double a, b;
+    int depth;
+  };
+  Piece pending[16];  // depth-first, at most one piece per depth (≤ 6) plus its sibling
+  int n = 0;
+  pending[n++] = {lo, hi, 0};
+  while (n > 0) {
+    const Piece pc = pending[--n];
+    const double mid = 0.5 * (pc.a + pc.b), half = 0.5 * (pc.b - pc.a);
+    Moments k{}, v;
+    double g0 = 0;
+    for (int i = 0; i < 7; ++i) {
+      integrand(mid + half * xk[i], v);
+      for (int c = 0; c < 10; ++c) k[c] += half * wk[i] * v[c];
+      g0 += half * wg[i] * v[0];
+    }
+    if (scale < 0) scale = std::abs(k[0]);
+    if (pc.depth < 6 && std::abs(k[0] - g0) > tolerance * scale * (pc.b - pc.a) / (hi - lo) + 1e-300) {
+      pending[n++] = {pc.a, mid, pc.depth + 1}, pending[n++] = {mid, pc.b, pc.depth + 1};
+      continue;
+    }
+    for (int c = 0; c < 10; ++c) total[c] += k[c];
+  }
+  return total;
+}
 
 // The tube mode's field. In the torus's frame, with s and α the polar coordinates about the tube's centre circle in
 // each meridian plane (ρ = R + s cos α, z = s sin α), the field F = F_α ê_α with
@@ -347,43 +410,66 @@ Moments Problem::tube_moments(const Ruling& r, double lo, double hi) const {
     m[4] = flux * a[0].dot(Ma[0]), m[5] = flux * a[0].dot(Ma[1]), m[6] = flux * a[0].dot(Ma[2]);
     m[7] = flux * a[1].dot(Ma[1]), m[8] = flux * a[1].dot(Ma[2]), m[9] = flux * a[2].dot(Ma[2]);
   };
-  // Gauss–Kronrod 7 on the chord, halved where the difference from its 3 Gauss nodes exceeds the piece's share (by
-  // length) of √tolerance times the whole chord's V. That difference is the 3-point rule's error; the 7-point rule's,
-  // exact to degree 11 where the 3-point one is to degree 5, is about its square (on the apex pose, √tol gave V
-  // within 8e-6 of the column engine). Near the tube's centre circle the field turns quickly but is small, so the
-  // budget is the whole chord's, not each piece's.
-  static const double xk[7] = {-0.9604912687080203, -0.7745966692414834, -0.4342437493468026, 0.0,
-                               0.4342437493468026,  0.7745966692414834,  0.9604912687080203};
-  static const double wk[7] = {0.1046562260264673, 0.2684880898683334, 0.4013974147759622, 0.4509165386584741,
-                               0.4013974147759622, 0.2684880898683334, 0.1046562260264673};
-  static const double wg[7] = {0, 5.0 / 9, 0, 8.0 / 9, 0, 5.0 / 9, 0};
-  Moments total{};
-  double scale = -1;
-  struct Piece {
-    double a, b;
-    int depth;
+  return kronrod_chord(lo, hi, chord_tolerance, integrand);
+}
+
+// The ball mode's field: the tube mode's with the tube's centre circle shrunk to the ball's centre c. In the unit
+// ball's coordinates y (x = c + M y, M = ball_map) and polar coordinates (s, θ, φ) about its centre with the pole along
+// ball_axis, the field F = F_θ ê_θ with
+//   sin θ F_θ = ∫ from 0 to θ of s sin θ' g dθ'
+// has ∇·F = (1 / (s sin θ)) ∂(sin θ F_θ)/∂θ = g and is tangent to every sphere about c, the ball's surface among them:
+// the moments of ball ∩ cell are the flux of F through the cell's faces (and the ball's own cutting planes) inside the
+// ball. Measured from the pole θ = 0, F is regular there (F_θ ~ s g θ / 2) and singular only on the opposite ray,
+// which misses the lens: the pole points from c at ref, a point of the lens, and the lens is convex, so the ray could
+// meet it only if c were in the lens (declined). In the meridian plane ρ = s sin θ and z = s cos θ, so g, a
+// polynomial of degree ≤ 2 in (ρ, z) at fixed φ, integrates in closed form (the J below, written without cancellation
+// near the pole, where a shallow contact's every point lies). In x the moments are det M times those in y, and a face's
+// n dA in y is det M⁻¹ Mᵀ n dA: F · Mᵀ n dA over the faces in x, the determinants cancelling (M turns no face over).
+Moments Problem::ball_moments(const Ruling& r, double lo, double hi) const {
+  const Vec3 shift = ball_centre - ref, e = ball_axis, Me = ball_map * e;
+  auto integrand = [&](double t, Moments& m) {
+    const Vec3 y = ball_inverse * (r.o + t * r.w - ball_centre);
+    const double z = y.dot(e);
+    const Vec3 radial = y - z * e;
+    const double rho = radial.norm(), s = std::sqrt(rho * rho + z * z);
+    m = Moments{};
+    if (!(rho > 0)) return;  // on the axis: F vanishes at the pole (the far ray is declined)
+    const double S = rho / s, C = z / s, theta = std::atan2(rho, z);
+    theta_max = std::max(theta_max, theta);
+    const double om = S * S / (1 + C);  // 1 − cos θ
+    // θ − sin θ cos θ = (x − sin x) / 2, x = 2θ: its series where it would cancel (terms fall by x²/20 or faster).
+    double twice_j20;
+    if (theta < 0.5) {
+      const double x = 2 * theta, x2 = x * x;
+      double series = 1;
+      for (int k = 9; k >= 2; --k) series = 1 - x2 / ((2 * k) * (2 * k + 1)) * series;
+      twice_j20 = 0.5 * x * x2 / 6 * series;
+    } else {
+      twice_j20 = theta - S * C;
+    }
+    // ∫₀^θ sin^i cos^j, divided by sin θ (F_θ = s / sin θ · Σ A_j B_j): (1,0) (2,0) (1,1) (3,0) (2,1) (1,2).
+    const double j10 = S / (1 + C), j20 = 0.5 * twice_j20 / S, j11 = 0.5 * S, j30 = om * S * (2 + C) / (3 * (1 + C)),
+                 j21 = S * S / 3, j12 = S * (1 + C + C * C) / (3 * (1 + C));
+    const double s2 = s * s;
+    // B_j = ∫₀^θ sin θ' m_j dθ' / sin θ for g's monomials m_j in (1, ρ, z, ρ², ρz, z²).
+    const double B0 = j10, B1 = s * j20, B2 = s * j11, B3 = s2 * j30, B4 = s2 * j21, B5 = s2 * j12;
+    const Vec3 er = radial / rho, Mer = ball_map * er;
+    const Vec3 n = r.n0 + t * r.n1;
+    // F_θ ê_θ · Mᵀ n over Σ A_j B_j; ê_θ = cos θ e_ρ − sin θ e.
+    const double flux = s * (C * Mer.dot(n) - S * Me.dot(n));
+    // Each coordinate of x − ref = shift + ρ M e_ρ + z M e: coefficients of (1, ρ, z).
+    Vec3 a[3];
+    for (int k = 0; k < 3; ++k) a[k] = Vec3(shift[k], Mer[k], Me[k]);
+    const Vec3 b(B0, B1, B2);
+    Mat3 M;
+    M << B0, B1, B2, B1, B3, B4, B2, B4, B5;
+    const Vec3 Ma[3] = {M * a[0], M * a[1], M * a[2]};
+    m[0] = flux * B0;
+    for (int k = 0; k < 3; ++k) m[1 + k] = flux * a[k].dot(b);
+    m[4] = flux * a[0].dot(Ma[0]), m[5] = flux * a[0].dot(Ma[1]), m[6] = flux * a[0].dot(Ma[2]);
+    m[7] = flux * a[1].dot(Ma[1]), m[8] = flux * a[1].dot(Ma[2]), m[9] = flux * a[2].dot(Ma[2]);
   };
-  Piece pending[16];  // depth-first, at most one piece per depth (≤ 6) plus its sibling
-  int n = 0;
-  pending[n++] = {lo, hi, 0};
-  while (n > 0) {
-    const Piece pc = pending[--n];
-    const double mid = 0.5 * (pc.a + pc.b), half = 0.5 * (pc.b - pc.a);
-    Moments k{}, v;
-    double g0 = 0;
-    for (int i = 0; i < 7; ++i) {
-      integrand(mid + half * xk[i], v);
-      for (int c = 0; c < 10; ++c) k[c] += half * wk[i] * v[c];
-      g0 += half * wg[i] * v[0];
-    }
-    if (scale < 0) scale = std::abs(k[0]);
-    if (pc.depth < 6 && std::abs(k[0] - g0) > chord_tolerance * scale * (pc.b - pc.a) / (hi - lo) + 1e-300) {
-      pending[n++] = {pc.a, mid, pc.depth + 1}, pending[n++] = {mid, pc.b, pc.depth + 1};
-      continue;
-    }
-    for (int c = 0; c < 10; ++c) total[c] += k[c];
-  }
-  return total;
+  return kronrod_chord(lo, hi, chord_tolerance, integrand);
 }
 
 // Arcs of the circle as intervals of [0, 2π), sorted.
@@ -773,8 +859,9 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
     faces[i].from_samples(runs[i]);
     any = any || !runs[i].empty();
   }
-  // The tube mode searches every face: its faces' pieces meet only across the torus, which has no faces to seed.
-  for (int i = 0; i < n && (!any || pb.tube); ++i) {
+  // The curved modes search every face: their faces' pieces meet only across the torus or the ball, which has no faces
+  // to seed.
+  for (int i = 0; i < n && (!any || pb.curved()); ++i) {
     faces[i].from_searches(runs[i]);
     any = any || !runs[i].empty();
   }
@@ -884,6 +971,19 @@ bool ruled_cell(const CellPrimitives& cell) {
   return true;
 }
 
+// One ball or ellipsoid, not complemented, cut by nothing but the kinds ruled_cell takes (a capsule's cap: a ball and
+// a half-space).
+bool is_ball(const lines::Placed& p) { return p.kind == PrimitiveKind::Sphere || p.kind == PrimitiveKind::Ellipsoid; }
+bool ball_cell(const CellPrimitives& cell) {
+  int balls = 0;
+  for (const CellPrimitive& cp : cell) {
+    if (cp.complement) return false;
+    if (cp.primitive.kind == PrimitiveKind::Sphere || cp.primitive.kind == PrimitiveKind::Ellipsoid) ++balls;
+    else if (!ruled_cell({cp})) return false;
+  }
+  return balls == 1;
+}
+
 bool lone_ring_torus(const CellPrimitives& cell) {
   return cell.size() == 1 && !cell[0].complement && cell[0].primitive.kind == PrimitiveKind::Torus &&
          cell[0].primitive.major_radius > cell[0].primitive.minor_radius;
@@ -898,8 +998,9 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
                                   const Constraint* cut, std::optional<Vec3>* twice) {
   Problem pb;
   pb.tube = ruled_cell(a) && lone_ring_torus(b);
+  pb.ball = ruled_cell(a) && ball_cell(b);
   pb.chord_tolerance = std::sqrt(tolerance);
-  if (!pb.tube && !ruled_faces_pair(a, b)) return std::nullopt;
+  if (!pb.curved() && !ruled_faces_pair(a, b)) return std::nullopt;
   std::vector<lines::Placed> placed;
   for (const CellPrimitive& cp : a) placed.push_back(lines::place(cp, pose_a, frame));
   const size_t a_end = placed.size();
@@ -907,6 +1008,14 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   for (size_t k = 0; k < placed.size(); ++k) {
     if (pb.tube && k >= a_end) {
       pb.torus.push_back(placed[k]);
+      continue;
+    }
+    if (pb.ball && is_ball(placed[k])) {  // x_prim = A x + b = D y: x = −Aᵀ b + Aᵀ D y
+      const lines::Placed& p = placed[k];
+      const Vec3 axes = p.kind == PrimitiveKind::Sphere ? Vec3::Constant(p.r) : p.radii;
+      pb.ball_centre = -p.A.transpose() * p.b;
+      pb.ball_map = p.A.transpose() * axes.asDiagonal();
+      pb.ball_inverse = axes.cwiseInverse().asDiagonal() * p.A;
       continue;
     }
     if (!add_constraints(placed[k], pb.cons)) return std::nullopt;
@@ -955,8 +1064,8 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     for (Face& f : fs) {
       // n_z ≡ 0 on a plane parallel to the normal or a cylinder along it: no share of any moment (of the field along
       // z; the tube mode's field is not).
-      if (!pb.tube && !f.side && std::abs(q.a.z()) < 1e-15) continue;
-      if (!pb.tube && f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15) continue;
+      if (!pb.curved() && !f.side && std::abs(q.a.z()) < 1e-15) continue;
+      if (!pb.curved() && f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15) continue;
       add_face(pb, f);
     }
   }
@@ -983,6 +1092,19 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   if (pb.tube) {  // the field's cut: the tube angle opposite ref's
     const Vec3 xt = pb.torus[0].A * pb.ref + pb.torus[0].b;
     pb.alpha_cut = std::atan2(xt.z(), std::hypot(xt.x(), xt.y()) - pb.torus[0].major) + kPi;
+  }
+  if (pb.ball) {  // the field's regular pole toward ref; its singular ray misses the lens unless the centre is in it
+    const Vec3 to_ref = pb.ball_inverse * (pb.ref - pb.ball_centre);
+    bool centre_inside = true;
+    for (const Constraint& q : pb.cons) {
+      const Chord c = chord(q, pb.ball_centre, q.e1);
+      centre_inside = centre_inside && c.lo <= 0 && c.hi >= 0;
+    }
+    if (centre_inside || !(to_ref.norm() > 1e-9)) {
+      lines += pb.lines;
+      return std::nullopt;
+    }
+    pb.ball_axis = to_ref.normalized();
   }
   for (Panel& p : panels) integrate(pb, p);
   // Halve the worst piece until the estimates meet the tolerance: on V, on the first moments (relative to V times
@@ -1031,6 +1153,8 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   }
   lines += pb.lines;
   if (pb.tube && pb.alpha_max - pb.alpha_min > kPi) return std::nullopt;
+  // Near the singular ray (a lens reaching far around the ball from its pole) the chords' rules would not converge.
+  if (pb.ball && pb.theta_max > 0.75 * kPi) return std::nullopt;
   Moments t, err;
   totals(t, err);
   // About frame's origin: x = ref + y.
@@ -1052,9 +1176,14 @@ bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b) {
   return (ruled_cell(a) && lone_ring_torus(b)) || (lone_ring_torus(a) && ruled_cell(b));
 }
 
+bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b) {
+  return (ruled_cell(a) && ball_cell(b)) || (ball_cell(a) && ruled_cell(b));
+}
+
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
-  if (lone_ring_torus(a) && ruled_cell(b)) return ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
+  if ((lone_ring_torus(a) || ball_cell(a)) && ruled_cell(b))
+    return ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
   std::optional<Vec3> twice;
   std::optional<RawMoments> m = moments(a, pose_a, b, pose_b, frame, tolerance, lines, nullptr, &twice);
   if (m || !twice) return m;

@@ -30,6 +30,11 @@
 // each chord is integrated by Gauss–Kronrod. Since no seeds cross the torus (it has no faces), every face is also
 // searched between its samples. A ruling through the tube twice, or a lens wrapping more than half around the tube
 // (where the field is cut), is declined.
+//
+// The ball mode: the same cell against a ball, alone or cut by planes (a capsule's cap). The field is the tube mode's
+// with the centre circle shrunk to the ball's centre: tangent to every sphere about it (sin θ F_θ = ∫ s sin θ g dθ in
+// polar coordinates about the centre, the pole toward the lens), so the ball's surface carries no flux either. A ball
+// whose centre lies in the lens is declined (the field's singular ray would cross it).
 #pragma once
 #include <optional>
 
@@ -44,8 +49,12 @@ bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b);
 // True when one cell is a lone ring torus and the other's primitives are all of the kinds above: the tube mode.
 bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b);
 
+// True when one cell is a ball (alone or with primitives of the kinds above: a capsule's cap) and the other's
+// primitives are all of the kinds above: the ball mode.
+bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b);
+
 // Raw moments, in `frame`, of a ∩ b (frame: z the contact normal; its origin near the overlap). Nothing when the pair
-// is neither ruled_faces_pair nor ruled_torus_pair, or the quadrature cannot meet `tolerance` (relative, on V and on
+// is none of ruled_faces_pair, ruled_torus_pair and ruled_ball_pair, or the quadrature cannot meet `tolerance` (relative, on V and on
 // the second moments).
 // lines: incremented by the rulings evaluated.
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
