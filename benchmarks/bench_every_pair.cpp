@@ -6,7 +6,7 @@
 // overrides), exact chords along the normal on a 1000^2 and a 2000^2 midpoint grid over the footprint say which one is
 // wrong, and the pose is printed. VCSIM_ONLY=cone-capsule limits it to one pair (the poses drawn stay the same);
 // VCSIM_VERBOSE=1 prints each pose's time, volume, column count, error and whether the torus sweep serves it;
-// VCSIM_VERBOSE=2 also the pose of every query the column engine served.
+// VCSIM_VERBOSE=2 also the pose of every query the column engine served or that took over 500 us.
 //
 //   build-tests/benchmarks/bench_every_pair [poses per pair = 6] [seed = 3] [reference tolerance = 1e-5]
 #include <algorithm>
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
                       pb.position.z(), qb.w(), qb.x(), qb.y(), qb.z());
         };
         if (std::abs(e) <= threshold) {
-          if (verbose > 1 && q.spacing > 0) print_pose();  // the column engine's poses, to chase
+          if (verbose > 1 && (q.spacing > 0 || us[2] > 500)) print_pose();  // the column engine's and slow poses
           continue;
         }
         ++off;

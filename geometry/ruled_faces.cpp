@@ -140,6 +140,9 @@ struct Face {
   double sign = 1, level = 0;
   Vec3 u = Vec3::UnitX(), v = Vec3::UnitY();  // a plane's rulings run along u, offset along v (u × v = a)
   double d0 = 0, d1 = 0;                      // the family's domain in σ
+  // A plane the curved modes' field lies in (through the torus's axis, or through the ball's centre along its pole),
+  // whose flux is zero: its rulings' integrands are rounding noise, which no error estimate would accept.
+  bool no_flux = false;
 };
 
 struct Ruling {
@@ -896,6 +899,10 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
 // the error estimate.
 void integrate(Problem& pb, Panel& p) {
   const Face& f = pb.faces[p.face];
+  if (f.no_flux) {
+    p.value = {}, p.error = {};
+    return;
+  }
   if (p.turn_nodes > 0) {  // smooth and periodic: the trapezoid rule converges geometrically; its odd nodes' share
     const int n = p.turn_nodes;  // is the estimate
     const double h = (p.b - p.a) / n;
@@ -1105,6 +1112,17 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       return std::nullopt;
     }
     pb.ball_axis = to_ref.normalized();
+  }
+  // Planes holding the field (a capsule's cut through its cap's centre, with ref on it; a box's face through a torus's
+  // axis): their flux is zero.
+  if (pb.curved()) {
+    const Vec3 centre = pb.tube ? Vec3(-pb.torus[0].A.transpose() * pb.torus[0].b) : pb.ball_centre;
+    const Vec3 along = pb.tube ? Vec3(pb.torus[0].A.row(2).transpose()) : Vec3(pb.ball_map * pb.ball_axis);
+    for (Face& f : pb.faces) {
+      const Constraint& q = pb.cons[f.constraint];
+      f.no_flux = !f.side && std::abs(q.a.dot(along)) < 1e-12 * along.norm() &&
+                  std::abs(q.a.dot(centre - q.p) - f.level) < 1e-12 * pb.size;
+    }
   }
   for (Panel& p : panels) integrate(pb, p);
   // Halve the worst piece until the estimates meet the tolerance: on V, on the first moments (relative to V times
