@@ -375,10 +375,13 @@ inline MomentsReference chords_moments(const Cell& a, const Pose& pa, const Cell
         Mat3 t;
         t << x * x * length, x * y * length, x * z1, x * y * length, y * y * length, y * z1, x * z1, y * z1, z2;
         m2 += t * dA;
-        fx0 = std::min(fx0, x - hx), fx1 = std::max(fx1, x + hx), fy0 = std::min(fy0, y - hy), fy1 = std::max(fy1, y + hy);
+        // Four cells beyond the last one met: a sliver narrower than the first grid's cells (a cone's tip through the
+        // other cell, ~1.4 cells long where it is narrower than one) would otherwise fall outside the second grid.
+        fx0 = std::min(fx0, x - 4 * hx), fx1 = std::max(fx1, x + 4 * hx), fy0 = std::min(fy0, y - 4 * hy),
+        fy1 = std::max(fy1, y + 4 * hy);
       }
     if (fx0 > fx1) return {};
-    x0 = fx0, x1 = fx1, y0 = fy0, y1 = fy1;
+    x0 = std::max(x0, fx0), x1 = std::min(x1, fx1), y0 = std::max(y0, fy0), y1 = std::min(y1, fy1);
   }
   // From the frame to the world: x = R x_f + t.
   const Mat3 R = frame.rotation.toRotationMatrix();
