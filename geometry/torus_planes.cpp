@@ -92,57 +92,92 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
   if (rings.size() >= 2) {
     std::sort(breaks.begin(), breaks.end());
     const std::vector<double> panels = breaks;
-    auto line_at = [&](const Ring& g, double theta, Vec2& n, double& b) {
-      n = Vec2(g.n1 * std::cos(theta) + g.n2 * std::sin(theta), g.n3);
+    const size_t nr = rings.size();
+    auto line_at = [&](const Ring& g, double ct, double st, Vec2& n, double& b) {
+      n = Vec2(g.n1 * ct + g.n2 * st, g.n3);
       b = g.delta - n.x() * R;
     };
-    auto roots = [&](const std::function<double(double)>& f) {
-      constexpr int N = 32;
-      for (size_t p = 0; p + 1 < panels.size(); ++p) {
-        const double from = panels[p], step = (panels[p + 1] - panels[p]) / N;
-        if (!(step > 0)) continue;
-        double t0 = from, f0 = f(t0);
-        for (int k = 1; k <= N; ++k) {
-          const double t1 = k == N ? panels[p + 1] : from + step * k, f1 = f(t1);
-          if (std::isfinite(f0) && std::isfinite(f1) && (f0 < 0) != (f1 < 0)) {
-            double lo = t0, hi = t1, flo = f0;
-            for (int it = 0; it < 60; ++it) {
-              const double mid = 0.5 * (lo + hi), fm = f(mid);
-              if ((fm < 0) == (flo < 0)) lo = mid, flo = fm;
-              else hi = mid;
-            }
-            breaks.push_back(0.5 * (lo + hi));
-          }
-          t0 = t1, f0 = f1;
+    // The vertex of lines i and j at θ (false where they are parallel).
+    auto vertex = [&](size_t i, size_t j, double ct, double st, Vec2& v) {
+      Vec2 ni, nj;
+      double bi, bj;
+      line_at(rings[i], ct, st, ni, bi);
+      line_at(rings[j], ct, st, nj, bj);
+      const double det = ni.x() * nj.y() - ni.y() * nj.x();
+      if (std::abs(det) < 1e-12) return false;
+      v = Vec2(bi * nj.y() - bj * ni.y(), ni.x() * bj - nj.x() * bi) / det;
+      return true;
+    };
+    // A sign change of f between two samples, refined by false position (Illinois) to 1e-14 rad: a break misplaced by
+    // δ moves V by ~δ², and bisection to rounding took 60 steps a root.
+    auto refine = [](const std::function<double(double)>& f, double lo, double flo, double hi, double fhi) {
+      int side = 0;
+      for (int it = 0; it < 100 && hi - lo > 1e-14; ++it) {
+        double m = (lo * fhi - hi * flo) / (fhi - flo);
+        if (!(m > lo && m < hi)) m = 0.5 * (lo + hi);
+        const double fm = f(m);
+        if (!std::isfinite(fm) || fm == 0) return m;
+        if ((fm < 0) == (flo < 0)) {
+          lo = m, flo = fm;
+          if (side == -1) fhi *= 0.5;
+          side = -1;
+        } else {
+          hi = m, fhi = fm;
+          if (side == 1) flo *= 0.5;
+          side = 1;
         }
       }
+      return 0.5 * (lo + hi);
     };
-    for (size_t i = 0; i < rings.size(); ++i)
-      for (size_t j = i + 1; j < rings.size(); ++j) {
-        auto vertex = [&](double theta, Vec2& v) {
-          Vec2 ni, nj;
-          double bi, bj;
-          line_at(rings[i], theta, ni, bi);
-          line_at(rings[j], theta, nj, bj);
-          const double det = ni.x() * nj.y() - ni.y() * nj.x();
-          if (std::abs(det) < 1e-12) return false;
-          v = Vec2(bi * nj.y() - bj * ni.y(), ni.x() * bj - nj.x() * bi) / det;
-          return true;
-        };
-        roots([&](double theta) {
-          Vec2 v;
-          return vertex(theta, v) ? v.squaredNorm() - r * r : std::nan("");
-        });
-        for (size_t k = 0; k < rings.size(); ++k)
-          if (k != i && k != j)
-            roots([&](double theta) {
+    constexpr int N = 32;
+    std::vector<double> ts(N + 1), cs(N + 1), ss(N + 1), fc(N + 1), fm(N + 1);
+    std::vector<Vec2> vs(N + 1);
+    std::vector<char> has(N + 1);
+    for (size_t p = 0; p + 1 < panels.size(); ++p) {
+      const double from = panels[p], step = (panels[p + 1] - panels[p]) / N;
+      if (!(step > 0)) continue;
+      for (int k = 0; k <= N; ++k) {  // the samples' angles, shared by every function below
+        ts[k] = k == N ? panels[p + 1] : from + step * k;
+        cs[k] = std::cos(ts[k]), ss[k] = std::sin(ts[k]);
+      }
+      for (size_t i = 0; i < nr; ++i)
+        for (size_t j = i + 1; j < nr; ++j) {
+          for (int k = 0; k <= N; ++k) {
+            has[k] = vertex(i, j, cs[k], ss[k], vs[k]);
+            fc[k] = has[k] ? vs[k].squaredNorm() - r * r : std::nan("");
+          }
+          auto circle = [&](double t) {
+            Vec2 v;
+            return vertex(i, j, std::cos(t), std::sin(t), v) ? v.squaredNorm() - r * r : std::nan("");
+          };
+          for (int k = 1; k <= N; ++k)
+            if (std::isfinite(fc[k - 1]) && std::isfinite(fc[k]) && (fc[k - 1] < 0) != (fc[k] < 0))
+              breaks.push_back(refine(circle, ts[k - 1], fc[k - 1], ts[k], fc[k]));
+          for (size_t m = 0; m < nr; ++m) {
+            if (m == i || m == j) continue;
+            auto crossing = [&](double t) {
               Vec2 v, n;
               double b;
-              if (!vertex(theta, v)) return std::nan("");
-              line_at(rings[k], theta, n, b);
+              const double ct = std::cos(t), st = std::sin(t);
+              if (!vertex(i, j, ct, st, v)) return std::nan("");
+              line_at(rings[m], ct, st, n, b);
               return n.dot(v) - b;
-            });
-      }
+            };
+            for (int k = 0; k <= N; ++k) {
+              Vec2 n;
+              double b;
+              line_at(rings[m], cs[k], ss[k], n, b);
+              fm[k] = has[k] ? n.dot(vs[k]) - b : std::nan("");
+            }
+            // Every crossing, the vertex inside the disc or not: dropping those outside it (where the clipped disc
+            // keeps its shape) moved V by up to 1e-6 on random poses at a box's edge, the breaks also splitting the
+            // Gauss–Legendre pieces.
+            for (int k = 1; k <= N; ++k)
+              if (std::isfinite(fm[k - 1]) && std::isfinite(fm[k]) && (fm[k - 1] < 0) != (fm[k] < 0))
+                breaks.push_back(refine(crossing, ts[k - 1], fm[k - 1], ts[k], fm[k]));
+          }
+        }
+    }
   }
   std::sort(breaks.begin(), breaks.end());
   return breaks;
