@@ -255,8 +255,17 @@ std::optional<RawMoments> direct_moments(const CellPrimitives& A, const Pose& po
       bool empty = false;
       const bool clear = planes_clear_of_ball(planes, centre, radius, &empty);
       if (empty) return RawMoments{};
-      if (!clear) return std::nullopt;
-      return lens_moments(c1, R, c2, R2);
+      if (clear) return lens_moments(c1, R, c2, R2);
+      // Planes cut the lens (a ball on a capsule's cap, two caps): on each side of the radical plane the lens is one
+      // ball's part (a point there inside that ball is inside the other), so each side is a ball clipped by planes.
+      if (D <= std::abs(R - R2)) return ball_planes_moments(centre, small, planes);
+      const Vec3 u = (c2 - c1) / D;
+      const double at = u.dot(c1) + (D * D + R * R - R2 * R2) / (2 * D);  // the radical plane u·x = at
+      std::vector<Plane> side1 = planes, side2 = planes;
+      side1.push_back(Plane{-u, -at}), side2.push_back(Plane{u, at});
+      RawMoments m = ball_planes_moments(c1, R, side1);
+      m += ball_planes_moments(c2, R2, side2);
+      return m;
     }
     if (ky == PrimitiveKind::Cylinder || ky == PrimitiveKind::Capsule) return sphere_rod_side_moments(*x, *y, planes);
   }

@@ -7,7 +7,8 @@
 //    geometry/primitive_planes.h for the other primitives, geometry/mesh_clip.h for meshes);
 //  - there are two solids and one is a convex mesh: the other solid clipped by every plane and by the mesh's
 //    facets near the overlap (geometry/convex_mesh.h): a rock on a mesh slab, two convex rocks, a ball on a rock;
-//  - there are two spheres and no plane reaches their lens: the lens, two spherical caps cut by the radical plane;
+//  - there are two spheres: the lens, two spherical caps cut by the radical plane; where planes cut it (a ball on a
+//    capsule's cap), each ball clipped by the planes and its side of the radical plane;
 //  - there is a sphere and a cylinder or capsule whose side alone meets the ball (no plane or end reaches it): the
 //    ball against the infinite cylinder, inside (geometry/exact_interference.h's sphere_cylinder_moments);
 //  - a sphere against an infinite cylinder's complement with every plane clear of the ball (a ball in a groove).
