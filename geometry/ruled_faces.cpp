@@ -313,6 +313,21 @@ struct Problem {
   }
 };
 
+// The curved modes' ten integrands at a point of a ruling: the flux of F = Σ_j A_j B_j (scaled by `flux`, F's direction
+// dotted with n dA) for each moment's g about ref. Each coordinate of x − ref is a[k]·(1, ρ, z) in the point's
+// meridian plane, so g = 1, y_k or y_k y_l has its coefficients A over (1, ρ, z, ρ², ρz, z²) from the a's, and B holds
+// the field's integrated monomials, shared by all ten.
+void meridian_moments(double flux, const std::array<double, 6>& B, const Vec3 a[3], Moments& m) {
+  const Vec3 b(B[0], B[1], B[2]);
+  Mat3 M;
+  M << B[0], B[1], B[2], B[1], B[3], B[4], B[2], B[4], B[5];
+  const Vec3 Ma[3] = {M * a[0], M * a[1], M * a[2]};
+  m[0] = flux * B[0];
+  for (int k = 0; k < 3; ++k) m[1 + k] = flux * a[k].dot(b);
+  m[4] = flux * a[0].dot(Ma[0]), m[5] = flux * a[0].dot(Ma[1]), m[6] = flux * a[0].dot(Ma[2]);
+  m[7] = flux * a[1].dot(Ma[1]), m[8] = flux * a[1].dot(Ma[2]), m[9] = flux * a[2].dot(Ma[2]);
+}
+
 // A curved mode's moments along one chord [lo, hi], whose field is no polynomial along a ruling: Gauss–Kronrod 7,
 // halved where the difference from its 3 Gauss nodes exceeds the piece's share (by length) of `tolerance` (√ of the
 // query's) times the whole chord's V. That difference is the 3-point rule's error; the 7-point rule's, exact to degree
@@ -404,14 +419,7 @@ Moments Problem::tube_moments(const Ruling& r, double lo, double hi) const {
     const double flux = (u * n.z() - v * (cphi * n.x() + sphi * n.y())) * s / rho;
     Vec3 a[3];
     for (int k = 0; k < 3; ++k) a[k] = Vec3(shift[k], Rt(k, 0) * cphi + Rt(k, 1) * sphi, Rt(k, 2));
-    const Vec3 b(B0, B1, B2);
-    Mat3 M;
-    M << B0, B1, B2, B1, B3, B4, B2, B4, B5;
-    const Vec3 Ma[3] = {M * a[0], M * a[1], M * a[2]};
-    m[0] = flux * B0;
-    for (int k = 0; k < 3; ++k) m[1 + k] = flux * a[k].dot(b);
-    m[4] = flux * a[0].dot(Ma[0]), m[5] = flux * a[0].dot(Ma[1]), m[6] = flux * a[0].dot(Ma[2]);
-    m[7] = flux * a[1].dot(Ma[1]), m[8] = flux * a[1].dot(Ma[2]), m[9] = flux * a[2].dot(Ma[2]);
+    meridian_moments(flux, {B0, B1, B2, B3, B4, B5}, a, m);
   };
   return kronrod_chord(lo, hi, chord_tolerance, integrand);
 }
@@ -463,14 +471,7 @@ Moments Problem::ball_moments(const Ruling& r, double lo, double hi) const {
     // Each coordinate of x − ref = shift + ρ M e_ρ + z M e: coefficients of (1, ρ, z).
     Vec3 a[3];
     for (int k = 0; k < 3; ++k) a[k] = Vec3(shift[k], Mer[k], Me[k]);
-    const Vec3 b(B0, B1, B2);
-    Mat3 M;
-    M << B0, B1, B2, B1, B3, B4, B2, B4, B5;
-    const Vec3 Ma[3] = {M * a[0], M * a[1], M * a[2]};
-    m[0] = flux * B0;
-    for (int k = 0; k < 3; ++k) m[1 + k] = flux * a[k].dot(b);
-    m[4] = flux * a[0].dot(Ma[0]), m[5] = flux * a[0].dot(Ma[1]), m[6] = flux * a[0].dot(Ma[2]);
-    m[7] = flux * a[1].dot(Ma[1]), m[8] = flux * a[1].dot(Ma[2]), m[9] = flux * a[2].dot(Ma[2]);
+    meridian_moments(flux, {B0, B1, B2, B3, B4, B5}, a, m);
   };
   return kronrod_chord(lo, hi, chord_tolerance, integrand);
 }
