@@ -13,38 +13,22 @@
 #include <random>
 #include <vector>
 
-#include "geometry/ruled_faces.h"
 #include "tests/geometry_checks.h"
+#include "tests/ruled_faces_support.h"
 
 using namespace geometry_support;
 
 namespace {
 
-CellPrimitives prims_of(const std::vector<Primitive>& ps) {
-  CellPrimitives out;
-  for (const Primitive& p : ps) out.push_back(CellPrimitive{p, false, nullptr});
-  return out;
-}
-
-// The ball mode's moments of a ∩ b through the function itself (a fallback to the lens cannot hide a decline), in a
-// frame at `at` with z along `normal`; nothing where it declines.
-std::optional<MomentsReference> ball_mode(const std::vector<Primitive>& a, const Pose& pa,
-                                          const std::vector<Primitive>& b, const Pose& pb, const Vec3& at,
-                                          const Vec3& normal, double tol) {
-  const Pose frame{at, Quat::FromTwoVectors(Vec3::UnitZ(), normal.normalized())};
-  long lines = 0;
-  const auto m = ruled_faces_moments(prims_of(a), pa, prims_of(b), pb, frame, tol, lines);
-  if (!m || !(m->m0 > 0)) return std::nullopt;
-  Vec3 c;
-  Mat3 J;
-  centroid_and_inertia(*m, c, J);
-  const Mat3 R = frame.rotation.toRotationMatrix();
-  MomentsReference r;
-  r.V = m->m0, r.c = frame.apply(c), r.J = R * J * R.transpose();
-  return r;
-}
-
 Primitive capsule(double r, double length) { return rod(PrimitiveKind::Capsule, r, length); }
+
+// A shape placed for a lowering: its attitude, and where it comes down.
+struct Placement {
+  const char* name;
+  Primitive shape;
+  Quat attitude;
+  Vec3 at;
+};
 
 }  // namespace
 
@@ -53,29 +37,23 @@ TEST_CASE("ball mode: a ball and an ellipsoid pressed into a box's face, edge an
   // The box's faces inside the ball carry every moment (the field is tangent to the ball). The reference is the
   // query's own closed form for a ball or an ellipsoid against planes: a different path (caps and slices).
   const Primitive table = box(Vec3(0.2, 0.2, 0.1));
-  struct Case {
-    const char* name;
-    Primitive solid;
-    Quat attitude;
-    Vec3 at;
-  };
   const Quat tilted(Eigen::AngleAxisd(0.7, Vec3(0.3, 1, 0.2).normalized()));
-  const std::vector<Case> cases = {
+  const std::vector<Placement> cases = {
       {"ball on the face", sphere(0.02), Quat::Identity(), Vec3(0.01, -0.02, 0)},
       {"ball on an edge", sphere(0.02), Quat::Identity(), Vec3(0.1, 0.03, 0)},
       {"ball on a corner", sphere(0.02), Quat::Identity(), Vec3(0.1, 0.1, 0)},
       {"ellipsoid on the face", ellipsoid(Vec3(0.03, 0.015, 0.01)), tilted, Vec3(0.01, -0.02, 0)},
       {"ellipsoid on an edge", ellipsoid(Vec3(0.03, 0.015, 0.01)), tilted, Vec3(0.1, 0.03, 0)},
   };
-  for (const Case& c : cases) {
-    const Cell A = make_cell({table}), B = make_cell({c.solid});
+  for (const Placement& c : cases) {
+    const Cell A = make_cell({table}), B = make_cell({c.shape});
     for (double target : {1e-10, 1e-8, 1e-6}) {
       const double z = height_for_volume(A, Pose{}, B, c.attitude, c.at, target, -0.1, 0.2, 60);
       const Pose pb{c.at + Vec3(0, 0, z), c.attitude};
       const Interference exact = interference(A, Pose{}, B, pb);
       REQUIRE(exact.overlap);
       INFO(c.name << ", V " << target);
-      const auto q = ball_mode({table}, Pose{}, {c.solid}, pb, exact.centroid, Vec3::UnitZ(), 1e-3);
+      const auto q = ruled({table}, Pose{}, {c.shape}, pb, exact.centroid, Vec3::UnitZ(), 1e-3);
       REQUIRE(q);
       // Tolerance 1e-3 asks for 5e-4 on each moment's estimate; measured ≤ 6.6e-7 in V, 1.5e-6 in the centroid and
       // 7.7e-6 in J (an ellipsoid on the face at 1e-6 m³).
@@ -123,7 +101,7 @@ TEST_CASE("ball mode: balls, ellipsoids and capsules' caps against curved cells 
         if (!q.overlap) continue;
         ++total;
         INFO(c.name << " and " << ball_name << ", trial " << trial << ", V " << q.volume);
-        const auto mine = ball_mode(c.cell, pa, ball, pb, q.centroid, q.normal_estimate, 1e-3);
+        const auto mine = ruled(c.cell, pa, ball, pb, q.centroid, q.normal_estimate, 1e-3);
         if (!mine) {
           std::printf("%s and %s, trial %d: declined (V %.3e)\n", c.name, ball_name, trial, q.volume);
           continue;
@@ -148,25 +126,19 @@ TEST_CASE("ball mode: balls, ellipsoids and capsules' caps against curved cells 
 TEST_CASE("ball mode: a capsule across its cap/side junction against a cone and a cylinder, by its pieces",
           "[geometry][ruled_faces][ball]") {
   // The public query: the capsule's pieces in reach, its side by the ruled faces and its caps by the ball mode, summed
-  // (geometry/interference.cpp, capsule_pieces_ruled). Lying on a cone's side or a cylinder's rim with the junction
+  // (geometry/interference.cpp, capsule_pieces_summed). Lying on a cone's side or a cylinder's rim with the junction
   // inside the contact; against exact chords, and served without a lattice.
   const Primitive caps = capsule(0.012, 0.05);
   const Cell B = make_cell({caps});
   const Quat lying(Eigen::AngleAxisd(M_PI / 2 - 0.25, Vec3::UnitY()));
-  struct Case {
-    const char* name;
-    Primitive cell;
-    Quat attitude;
-    Vec3 at;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<Placement> cases = {
       {"cone", rod(PrimitiveKind::Cone, 0.04, 0.1, 0.0), Quat::Identity(), Vec3(0.03, 0.004, 0)},
       {"cylinder's rim", rod(PrimitiveKind::Cylinder, 0.04, 0.06), Quat::Identity(), Vec3(0.045, 0.003, 0)},
       {"cylinder's side", rod(PrimitiveKind::Cylinder, 0.04, 0.2), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX())),
        Vec3(0.025, 0.0, 0)},
   };
-  for (const Case& c : cases) {
-    const Cell A = make_cell({c.cell});
+  for (const Placement& c : cases) {
+    const Cell A = make_cell({c.shape});
     const Pose pa{Vec3::Zero(), c.attitude};
     for (double target : {1e-9, 1e-7}) {
       const double z = height_for_volume(A, pa, B, lying, c.at, target, -0.2, 0.2, 50);
@@ -193,7 +165,7 @@ TEST_CASE("ball mode: a ball whose centre is in the other cell is declined, and 
   const Pose pb{Vec3(0.012, 0.0, 0.0), Quat::Identity()};  // the cone's radius there is 0.04 · 0.5 = 0.02 > 0.012
   const Interference q = interference(A, Pose{}, B, pb);
   REQUIRE(q.overlap);
-  CHECK_FALSE(ball_mode({cone}, Pose{}, {ball}, pb, q.centroid, q.normal_estimate, 1e-3));
+  CHECK_FALSE(ruled({cone}, Pose{}, {ball}, pb, q.centroid, q.normal_estimate, 1e-3));
   const MomentsReference exact = chords_moments(A, Pose{}, B, pb, q, 1000);
   check_moments(moments_of(q), exact, 1e-3, "a ball past its centre in a cone (the lens)");
 }
@@ -246,13 +218,7 @@ TEST_CASE("capsule pieces: a ball and a capsule on a capsule across their juncti
   // ball or a cap (two balls clipped by planes). Before, the convex lens took the whole pair at up to 1.2 ms.
   const Cell fixed = make_cell({capsule(0.015, 0.08)});
   const Quat lying(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));  // along x, its caps' centres at x = ±0.04
-  struct Case {
-    const char* name;
-    Primitive other;
-    Quat attitude;
-    Vec3 at;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<Placement> cases = {
       {"a ball over a junction", sphere(0.02), Quat::Identity(), Vec3(0.041, 0.004, 0)},
       {"a capsule end to end", capsule(0.01, 0.05),
        Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ())) * Quat(Eigen::AngleAxisd(M_PI / 2 - 0.3, Vec3::UnitY())),
@@ -260,8 +226,8 @@ TEST_CASE("capsule pieces: a ball and a capsule on a capsule across their juncti
       {"a capsule across a junction", capsule(0.01, 0.05), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX())),
        Vec3(0.038, 0.0, 0)},
   };
-  for (const Case& c : cases) {
-    const Cell B = make_cell({c.other});
+  for (const Placement& c : cases) {
+    const Cell B = make_cell({c.shape});
     const Pose pa{Vec3::Zero(), lying};
     for (double target : {1e-9, 1e-7}) {
       const double z = height_for_volume(fixed, pa, B, c.attitude, c.at, target, -0.2, 0.2, 50);

@@ -13,10 +13,10 @@
 #include <random>
 #include <vector>
 
-#include "geometry/ruled_faces.h"
 #include "geometry/torus_sweep.h"
 #include "tests/cli_support.h"
 #include "tests/geometry_checks.h"
+#include "tests/ruled_faces_support.h"
 
 using namespace geometry_support;
 
@@ -24,31 +24,7 @@ namespace {
 
 double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
 
-CellPrimitives prims_of(const std::vector<Primitive>& ps) {
-  CellPrimitives out;
-  for (const Primitive& p : ps) out.push_back(CellPrimitive{p, false, nullptr});
-  return out;
-}
-
 using Reference = MomentsReference;
-
-// The ruled-faces moments of a ∩ b through the function itself (so that a fallback to the lens cannot hide a
-// failure), with the frame's z along `normal` and its origin at `at`.
-std::optional<Reference> ruled(const std::vector<Primitive>& a, const Pose& pa, const std::vector<Primitive>& b,
-                               const Pose& pb, const Vec3& at, const Vec3& normal, double tol, long* lines = nullptr) {
-  const Pose frame{at, Quat::FromTwoVectors(Vec3::UnitZ(), normal.normalized())};
-  long n = 0;
-  const auto m = ruled_faces_moments(prims_of(a), pa, prims_of(b), pb, frame, tol, n);
-  if (lines) *lines = n;
-  if (!m || !(m->m0 > 0)) return std::nullopt;
-  Vec3 c;
-  Mat3 J;
-  centroid_and_inertia(*m, c, J);
-  const Mat3 R = frame.rotation.toRotationMatrix();
-  Reference r;
-  r.V = m->m0, r.c = frame.apply(c), r.J = R * J * R.transpose();
-  return r;
-}
 
 // Cylinder A (radius ra) along x, cylinder B (radius rb) upright with its axis at (x0, y0) and its flat bottom at
 // height zb < ra: the lens is B's disc swept from zb up to A's side, top(y) = √(ra² − y²). Over y the disc's chord
