@@ -320,16 +320,20 @@ void primitives_bounds(const CellPrimitives& cell, const Pose& pose, Vec3& lo, V
 // its whole ball where the half cut off is proven apart too; nothing when the cell is not a lone capsule or when two
 // pieces can meet `other` (a contact across the cap/side junction: the whole capsule is one lens, cheaper than two).
 // All pieces apart: an empty cell (no primitives).
+// reach: every piece not proven apart (the cell itself when it is no lone capsule), for the sum over pieces.
 std::optional<CellPrimitives> capsule_piece_in_reach(const CellPrimitives& cell, const Pose& pose,
-                                                     const CellPrimitives& other, const Pose& other_pose) {
-  std::vector<CellPrimitives> pieces = capsule_pieces(cell);
-  if (pieces.empty()) return std::nullopt;
-  std::optional<CellPrimitives> in_reach = CellPrimitives{};
-  for (const CellPrimitives& piece : pieces) {
-    if (hulls_apart(piece, pose, other, other_pose)) continue;
-    if (!in_reach->empty()) return std::nullopt;
-    in_reach = piece;
+                                                     const CellPrimitives& other, const Pose& other_pose,
+                                                     std::vector<CellPrimitives>& reach) {
+  reach.clear();
+  const std::vector<CellPrimitives> pieces = capsule_pieces(cell);
+  if (pieces.empty()) {
+    reach.push_back(cell);
+    return std::nullopt;
   }
+  for (const CellPrimitives& piece : pieces)
+    if (!hulls_apart(piece, pose, other, other_pose)) reach.push_back(piece);
+  if (reach.size() > 1) return std::nullopt;
+  std::optional<CellPrimitives> in_reach = reach.empty() ? CellPrimitives{} : reach[0];
   if (in_reach->size() == 2) {  // a cap
     CellPrimitives cut_off = *in_reach;
     cut_off[1].primitive.pose = cut_off[1].primitive.pose.compose(Pose{Vec3::Zero(), kFlip});
@@ -339,26 +343,26 @@ std::optional<CellPrimitives> capsule_piece_in_reach(const CellPrimitives& cell,
 }
 
 // A lone capsule whose contact crosses its cap/side junction (against a cell of planes, cylinders and cones, a ball or
-// another capsule): the sum over the pairs of pieces in reach that the hulls' plane does not prove apart, each the
+// another capsule): the sum over the pairs of pieces in reach (reach_a, reach_b: capsule_piece_in_reach's, each
+// piece proven apart from the other whole cell already left out; two capsules' pieces are also tried pairwise), each the
 // ruled faces' pair (a side against a side or a ruled cell), their ball mode (a cap against a side or a ruled cell) or
 // a closed form (a cap against a ball or a cap: two balls clipped by planes). The convex lens over the whole capsule
 // splits its rows at the junction, where the two faces are tangent: 0.3–0.5 ms a query on a cone against a capsule.
 // Each piece meets the tolerance on its own V, so the sum meets it on theirs. Nothing when neither cell is a lone
 // capsule or a pair of pieces has none of these paths (a cap against an ellipsoid: the lens takes the whole pair).
 std::optional<Interference> capsule_pieces_summed(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
-                                                  const Pose& pose_j, const Vec3& lo, const Vec3& hi,
-                                                  const Vec3& centre_i, const QueryOptions& options, long& columns) {
-  std::vector<CellPrimitives> pieces_a = capsule_pieces(A), pieces_b = capsule_pieces(B);
-  if (pieces_a.empty() && pieces_b.empty()) return std::nullopt;
-  if (pieces_a.empty()) pieces_a = {A};
-  if (pieces_b.empty()) pieces_b = {B};
+                                                  const Pose& pose_j, const std::vector<CellPrimitives>& reach_a,
+                                                  const std::vector<CellPrimitives>& reach_b, const Vec3& lo,
+                                                  const Vec3& hi, const Vec3& centre_i, const QueryOptions& options,
+                                                  long& columns) {
+  const bool two_capsules = !capsule_pieces(A).empty() && !capsule_pieces(B).empty();
   const Vec3 n = normal_guess(A, pose_i, B, pose_j, lo, hi, centre_i);
   const Pose frame{0.5 * (lo + hi), axis_rotation(n)};
   const Mat3 R = frame.rotation.toRotationMatrix();
   RawMoments sum;
-  for (const CellPrimitives& a : pieces_a)
-    for (const CellPrimitives& b : pieces_b) {
-      if (hulls_apart(a, pose_i, b, pose_j)) continue;
+  for (const CellPrimitives& a : reach_a)
+    for (const CellPrimitives& b : reach_b) {
+      if (two_capsules && hulls_apart(a, pose_i, b, pose_j)) continue;
       std::optional<RawMoments> m;
       if (ruled_faces_pair(a, b) || ruled_ball_pair(a, b)) {
         m = ruled_faces_moments(a, pose_i, b, pose_j, frame, options.tolerance, columns);
@@ -408,8 +412,9 @@ Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellP
   // against a cylinder, cone or box is the ruled faces' pair, tens of µs; a cap is often a ball's closed form), not the
   // lens over the whole capsule, whose rows and kinks multiply at the cap/side junction.
   if (!m && options.closed_forms && options.hyper_exponent == 1 && convex_lens_pair(A, B)) {
-    const std::optional<CellPrimitives> a = capsule_piece_in_reach(A, pose_i, B, pose_j);
-    const std::optional<CellPrimitives> b = capsule_piece_in_reach(B, pose_j, a ? *a : A, pose_i);
+    std::vector<CellPrimitives> reach_a, reach_b;
+    const std::optional<CellPrimitives> a = capsule_piece_in_reach(A, pose_i, B, pose_j, reach_a);
+    const std::optional<CellPrimitives> b = capsule_piece_in_reach(B, pose_j, a ? *a : A, pose_i, reach_b);
     if ((a && a->empty()) || (b && b->empty())) return {};  // every piece apart
     if (a || b) {
       const CellPrimitives &a1 = a ? *a : A, &b1 = b ? *b : B;
@@ -421,7 +426,10 @@ Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellP
       return pair_paths(a1, pose_i, b1, pose_j, lo1, hi1, 0.5 * (lo_a + hi_a), options, nullptr, nullptr);
     }
     long columns = 0;
-    if (const auto q = capsule_pieces_summed(A, pose_i, B, pose_j, lo, hi, centre_i, options, columns)) return *q;
+    if (reach_a.size() > 1 || reach_b.size() > 1)  // a capsule's contact across its junction
+      if (const auto q = capsule_pieces_summed(A, pose_i, B, pose_j, reach_a, reach_b, lo, hi, centre_i, options,
+                                               columns))
+        return *q;
   }
   if (!m) {
     long columns = 0;  // the lens's, when it could not meet the tolerance

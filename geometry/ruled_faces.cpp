@@ -981,12 +981,12 @@ bool ruled_cell(const CellPrimitives& cell) {
 
 // One ball or ellipsoid, not complemented, cut by nothing but the kinds ruled_cell takes (a capsule's cap: a ball and
 // a half-space).
-bool is_ball(const lines::Placed& p) { return p.kind == PrimitiveKind::Sphere || p.kind == PrimitiveKind::Ellipsoid; }
+bool is_ball(PrimitiveKind k) { return k == PrimitiveKind::Sphere || k == PrimitiveKind::Ellipsoid; }
 bool ball_cell(const CellPrimitives& cell) {
   int balls = 0;
   for (const CellPrimitive& cp : cell) {
     if (cp.complement) return false;
-    if (cp.primitive.kind == PrimitiveKind::Sphere || cp.primitive.kind == PrimitiveKind::Ellipsoid) ++balls;
+    if (is_ball(cp.primitive.kind)) ++balls;
     else if (!ruled_cell({cp})) return false;
   }
   return balls == 1;
@@ -1018,7 +1018,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       pb.torus.push_back(placed[k]);
       continue;
     }
-    if (pb.ball && is_ball(placed[k])) {  // x_prim = A x + b = D y: x = −Aᵀ b + Aᵀ D y
+    if (pb.ball && is_ball(placed[k].kind)) {  // x_prim = A x + b = D y: x = −Aᵀ b + Aᵀ D y
       const lines::Placed& p = placed[k];
       const Vec3 axes = p.kind == PrimitiveKind::Sphere ? Vec3::Constant(p.r) : p.radii;
       pb.ball_centre = -p.A.transpose() * p.b;
