@@ -625,6 +625,10 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   auto circle_depth = [&](double x) { return sw.circle_depth(x); };
   const bool circle_breaks = sw.ellipsoid || sw.ring_r > 0;
   std::vector<double> d(ns), h(ns), cd(circle_breaks ? ns : 0), breaks;
+  // Against another torus the depth is the least level over the disc, Lipschitz in φ with constant R + r (a disc's
+  // points move that fast): a sample deeper than far is at least a step from any band, with a factor 2 to spare, and
+  // is not refined as a local minimum either.
+  const double far = 2 * (sw.R + sw.r) * step;
   for (int k = 0; k < ns; ++k) {
     const double phi = phi_lo + k * step;
     if (sw.ellipsoid) {  // one ellipse for the three levels
@@ -633,7 +637,15 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     } else if (sw.ring_r > 0) {
       // Another torus reaching the tube's centre circle (more than half the tube immersed) is declined: a disc can
       // then lie wholly inside it, a breakpoint its level does not give (height is left infinite).
-      if (sw.ring_level(sw.R * sw.radial(phi)) < 0) return std::nullopt;
+      const double centre_level = sw.ring_level(sw.R * sw.radial(phi));
+      if (centre_level < 0) return std::nullopt;
+      // Its level less r bounds the depth (and the circle depth) from below. Where that bound exceeds far, no band
+      // comes within a sample step, so the bound stands in for the search over the other torus's centre circle (most
+      // of a pair's samples: that search was a third of the query).
+      if (centre_level - sw.r > far) {
+        d[k] = cd[k] = centre_level - sw.r, h[k] = kInf;
+        continue;
+      }
       const Sweep::RingOnDisc o = sw.ring_on_disc(phi);
       d[k] = o.disc - sw.ring_r, h[k] = kInf, cd[k] = o.rim - sw.ring_r;
     } else {
@@ -648,7 +660,8 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     if ((h[k] < 0) != (h[k1] < 0)) breaks.push_back(sign_change(height, a, b, phi_tol));
     if (!cd.empty() && (cd[k] < 0) != (cd[k1] < 0)) breaks.push_back(sign_change(circle_depth, a, b, phi_tol));
     const int km = (k + ns - 1) % ns;
-    if (d[k] >= 0 && (whole || (k > 0 && k < ns - 1)) && d[k] <= d[km] && d[k] <= d[k1]) {
+    const bool near = !(sw.ring_r > 0) || d[k] <= far;
+    if (d[k] >= 0 && near && (whole || (k > 0 && k < ns - 1)) && d[k] <= d[km] && d[k] <= d[k1]) {
       double lo_g = a - step, hi_g = b;  // golden section for the minimum
       const double g = 0.5 * (std::sqrt(5.0) - 1);
       double x1 = hi_g - g * (hi_g - lo_g), x2 = lo_g + g * (hi_g - lo_g), f1 = depth(x1), f2 = depth(x2);
@@ -667,15 +680,27 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   sw.ref = sw.R * sw.radial(phi_lo + deepest * step) - sw.r * sw.chord_direction(phi_lo + deepest * step);
   std::vector<std::array<double, 2>> panels;
   bool ring = false;
+  // Two breakpoints that agree to the roots' accuracy are one: where a band starts with its deepest point on the disc's
+  // circle, depth and circle depth vanish at the same angle, and the sliver between their roots (1e-10 rad, 1e-33 of
+  // V) cost a band's worth of sections, or 5 ms where halving it never met its own V's share of the tolerance.
+  auto merge_close = [&](double period) {
+    std::sort(breaks.begin(), breaks.end());
+    const double gap = 100 * phi_tol;
+    size_t kept = 0;
+    for (size_t k = 0; k < breaks.size(); ++k)
+      if (kept == 0 || breaks[k] - breaks[kept - 1] > gap) breaks[kept++] = breaks[k];
+    if (period > 0 && kept > 1 && breaks[kept - 1] > breaks[0] + period - gap) --kept;
+    breaks.resize(kept);
+  };
   if (!whole) {
     breaks.push_back(phi_lo), breaks.push_back(phi_hi);
-    std::sort(breaks.begin(), breaks.end());
+    merge_close(0);
     for (size_t k = 0; k + 1 < breaks.size(); ++k) panels.push_back({breaks[k], breaks[k + 1]});
   } else if (breaks.empty()) {
     ring = d[0] < 0;  // every section alike in shape: in contact all around, or nowhere
   } else {
     for (double& b : breaks) b = phi_lo + std::fmod(b - phi_lo + 4 * kPi, 2 * kPi);
-    std::sort(breaks.begin(), breaks.end());
+    merge_close(2 * kPi);
     for (size_t k = 0; k < breaks.size(); ++k)
       panels.push_back({breaks[k], k + 1 < breaks.size() ? breaks[k + 1] : breaks[0] + 2 * kPi});
   }
@@ -701,51 +726,68 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     total = before;
     return m;
   };
-  // The panels in contact, each with its integral at the panel's rule.
-  std::vector<std::pair<std::array<double, 2>, RawMoments>> in_contact;
+  // Another torus's sections can change shape inside a band where no level locates it (two pieces of its section
+  // merging in a disc), and an ellipsoid's band can be wide while its sections rise steeply inside it, smoothly (a 3 ×
+  // 10 × 20 mm ellipsoid pressed into the tube from the hole, one panel of 0.19 rad: 7.5e-4 off with 10 nodes, 6.8e-5
+  // with 20, 3e-6 with 40). So their bands are integrated by Gauss–Kronrod 7–15 (in the cosine variable), halved
+  // until |K15 − G7| in V is within a tenth of the tolerance of the piece's V: that is G7's error, and K15's, exact to
+  // degree 22 where G7 is to degree 13, is far smaller (15 sections a band where comparing 10 nodes with two halves of
+  // 10 took 30). At most 5 halvings (32 sub-panels), where the estimate must be within 1 % of the tolerance relative
+  // to the whole band, or the pair is declined (the column engine takes it). A band under 1e-3 of the sweep's V is held
+  // to 1e-3 of the sweep instead: a band 1e-8 rad wide between two breakpoints, 1e-29 of V, was declining a pose.
+  const bool checked = sw.ellipsoid || sw.ring_r > 0;
+  struct Piece {
+    double lo, hi;
+    RawMoments k;   // K15
+    double error;   // |K15 − G7| in V
+  };
+  auto kronrod = [&](double lo, double hi) {
+    static constexpr double xk[8] = {0.991455371120812639, 0.949107912342758525, 0.864864423359769073,
+                                     0.741531185599394440, 0.586087235467691130, 0.405845151377397167,
+                                     0.207784955007898468, 0.0};
+    static constexpr double wk[8] = {0.022935322010529225, 0.063092092629978553, 0.104790010322250184,
+                                     0.140653259715525919, 0.169004726639267903, 0.190350578064785410,
+                                     0.204432940075298892, 0.209482141084727828};
+    static constexpr double wg[8] = {0, 0.129484966168869693, 0, 0.279705391489276668, 0, 0.381830050505118945, 0,
+                                     0.417959183673469388};
+    constexpr int nh = 8, nn = 15;
+    Piece pc{lo, hi, {}, 0};
+    const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
+    double g = 0;
+    for (int i = 0; i < nn; ++i) {  // θ = π (1 + x) / 2 over [0, π], x the rule's node on [−1, 1]
+      const int j = i < nh ? i : nn - 1 - i;
+      const double x = i < nh ? -xk[j] : xk[j], theta = 0.5 * kPi * (1 + x), jac = 0.5 * kPi * half * std::sin(theta);
+      const RawMoments m = sw.section(mid - half * std::cos(theta));
+      pc.k.m0 += wk[j] * jac * m.m0, pc.k.m1 += wk[j] * jac * m.m1, pc.k.m2 += wk[j] * jac * m.m2;
+      g += wg[j] * jac * m.m0;
+    }
+    pc.error = std::abs(pc.k.m0 - g);
+    return pc;
+  };
+  // The panels in contact, each with its integral.
+  std::vector<Piece> in_contact;
   double sweep_volume = 0;
   for (const auto& b : panels) {
     const double mid = 0.5 * (b[0] + b[1]), half = 0.5 * (b[1] - b[0]);
     if (!(half > 0) || !(depth(mid) < 0)) continue;
-    in_contact.push_back({b, panel(b[0], b[1])});
-    sweep_volume += std::abs(in_contact.back().second.m0);
+    in_contact.push_back(checked ? kronrod(b[0], b[1]) : Piece{b[0], b[1], panel(b[0], b[1]), 0});
+    sweep_volume += std::abs(in_contact.back().k.m0);
   }
-  for (const auto& [b, whole] : in_contact) {
-    if (!sw.ellipsoid && !(sw.ring_r > 0)) {
-      total.m0 += whole.m0, total.m1 += whole.m1, total.m2 += whole.m2;
-      continue;
-    }
-    // The same for another torus, whose sections can change shape inside a band where no level locates it (two
-    // pieces of its section merging in a disc): its panels are checked by halving too.
-    // An ellipsoid's band can be wide while its sections rise steeply inside it, smoothly (no breakpoint): a 3 × 10
-    // × 20 mm ellipsoid pressed into the tube from the hole, one panel of 0.19 rad, was 7.5e-4 off with 10 nodes,
-    // 6.8e-5 with 20 and 3e-6 with 40. So its panels are halved until the halves' V agrees with the whole's to a
-    // tenth of the tolerance (Gauss–Legendre converging geometrically, the halves are then well inside it), at most
-    // 5 times (32 sub-panels), where the last halving of each must change V by less than 1 % of the tolerance
-    // relative to the whole band (the 32 then stay within a third of it), or the pair is declined (the column engine
-    // takes it). A band under 1e-3 of the sweep's V is held to 1e-3 of the sweep instead: a band 1e-8 rad wide between
-    // two breakpoints, 1e-29 of V, was declining a pose (the column engine, 6 ms).
-    struct Job {
-      double lo, hi;
-      RawMoments whole;
-      int level;
-    };
-    std::vector<Job> jobs{{b[0], b[1], whole, 0}};
-    const double band = std::max(std::abs(whole.m0), 1e-3 * sweep_volume);
+  for (const Piece& whole : in_contact) {
+    const double band = std::max(std::abs(whole.k.m0), 1e-3 * sweep_volume);
+    std::vector<std::pair<Piece, int>> jobs{{whole, 0}};
     while (!jobs.empty()) {
-      const Job j = jobs.back();
+      const auto [pc, level] = jobs.back();
       jobs.pop_back();
-      const double split = 0.5 * (j.lo + j.hi);
-      const RawMoments left = panel(j.lo, split), right = panel(split, j.hi);
-      const double v = left.m0 + right.m0;
-      const double change = std::abs(v - j.whole.m0);
-      if (change <= 0.1 * tolerance * std::abs(v) || (j.level >= 5 && change <= 0.01 * tolerance * band)) {
-        total.m0 += v, total.m1 += left.m1 + right.m1, total.m2 += left.m2 + right.m2;
+      if (!checked || pc.error <= 0.1 * tolerance * std::max(std::abs(pc.k.m0), 1e-3 * sweep_volume) ||
+          (level >= 5 && pc.error <= 0.01 * tolerance * band)) {
+        total.m0 += pc.k.m0, total.m1 += pc.k.m1, total.m2 += pc.k.m2;
         continue;
       }
-      if (j.level >= 5) return std::nullopt;
-      jobs.push_back({split, j.hi, right, j.level + 1});
-      jobs.push_back({j.lo, split, left, j.level + 1});
+      if (level >= 5) return std::nullopt;
+      const double split = 0.5 * (pc.lo + pc.hi);
+      jobs.push_back({kronrod(split, pc.hi), level + 1});
+      jobs.push_back({kronrod(pc.lo, split), level + 1});
     }
   }
   // From the torus frame to world axes about `origin`: x = Rq x_Q + t.
