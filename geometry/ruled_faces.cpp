@@ -1080,15 +1080,18 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
 
   std::vector<Panel> panels;
   all_panels(pb, panels);
-  if (pb.crossed_twice && twice) {
-    const lines::Placed& T = pb.torus[0];
-    const Vec3 axis = T.A.row(2).transpose(), across = pb.twice_direction - pb.twice_direction.dot(axis) * axis;
-    if (across.norm() > 1e-9 * pb.twice_direction.norm()) *twice = across.normalized();
-  }
-  if (pb.failed) {
+  // A ruling through the tube twice, met while the panels were found or later, while they were refined: the caller
+  // splits the torus across it.
+  auto declined = [&] {
     lines += pb.lines;
+    if (pb.crossed_twice && twice) {
+      const lines::Placed& T = pb.torus[0];
+      const Vec3 axis = T.A.row(2).transpose(), across = pb.twice_direction - pb.twice_direction.dot(axis) * axis;
+      if (across.norm() > 1e-9 * pb.twice_direction.norm()) *twice = across.normalized();
+    }
     return std::nullopt;
-  }
+  };
+  if (pb.failed) return declined();
   RawMoments out;
   if (panels.empty()) {  // no overlap, proved; or one that 16 samples per face missed: the lens looks for it
     lines += pb.lines;
@@ -1145,16 +1148,13 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       for (int c = 4; c < 10; ++c) worst = std::max(worst, m[c] / trace);
       return worst;
     };
-    if (!(V > 0) || pb.failed) {
+    if (pb.failed) return declined();
+    if (!(V > 0)) {
       lines += pb.lines;
-      if (pb.failed) return std::nullopt;
       return out;  // nothing in the lens (rulings touching it only)
     }
     if (normalised(err) <= share) break;
-    if (round >= 64) {
-      lines += pb.lines;
-      return std::nullopt;
-    }
+    if (round >= 64) return declined();
     auto worst = std::max_element(panels.begin(), panels.end(), [&](const Panel& x, const Panel& y) {
       return normalised(x.error) < normalised(y.error);
     });
