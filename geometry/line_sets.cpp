@@ -322,6 +322,29 @@ TorusQuartic torus_quartic(const Placed& p, const Vec3& o, const Vec3& w, Vec3& 
     for (int j = i; j > 0 && F.crit[j] < F.crit[j - 1]; --j) std::swap(F.crit[j], F.crit[j - 1]);
   return F;
 }
+
+// The points along [s0, s1] between which F is monotone: the segment's ends, clipped to the torus's reach (|p| ≤ R + r
+// on it), and F's critical points between them; with F's values there. n = 0 where the segment misses the reach.
+struct QuarticBrackets {
+  double x[5], fx[5];
+  int n = 0;
+  bool starts_at_s0 = false, ends_at_s1 = false;  // the first (last) point is s0 (s1), not the reach's end
+};
+QuarticBrackets quartic_brackets(const TorusQuartic& F, const Vec3& op, double R, double r, double s0, double s1) {
+  QuarticBrackets b;
+  const double reach2 = (R + r) * (R + r) - op.squaredNorm();
+  if (reach2 <= 0) return b;
+  const double reach = std::sqrt(reach2);
+  const double ta = std::max(s0 + F.ow, -reach), tb = std::min(s1 + F.ow, reach);
+  if (!(ta < tb)) return b;
+  b.starts_at_s0 = ta == s0 + F.ow, b.ends_at_s1 = tb == s1 + F.ow;
+  b.x[b.n++] = ta;
+  for (int k = 0; k < F.nc; ++k)
+    if (F.crit[k] > b.x[b.n - 1] && F.crit[k] < tb) b.x[b.n++] = F.crit[k];
+  b.x[b.n++] = tb;
+  for (int k = 0; k < b.n; ++k) b.fx[k] = F(b.x[k]);
+  return b;
+}
 }  // namespace
 
 // Intervals of a ring torus (major R > minor r) along x = o + s w (|w| = 1) on [s0, s1], in closed form.
@@ -334,26 +357,19 @@ TorusQuartic torus_quartic(const Placed& p, const Vec3& o, const Vec3& w, Vec3& 
 // ~20x cheaper than sphere tracing along a column that runs close to the tube's wall.
 static IntervalList torus_intervals(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1) {
   IntervalList out;
-  const double R = p.major, r = p.r;
+  const double r = p.r;
   Vec3 op;
   const TorusQuartic F = torus_quartic(p, o, w, op);
-  const double ow = F.ow, reach2 = (R + r) * (R + r) - op.squaredNorm();  // |p|² ≤ (R + r)² on the torus
-  if (reach2 <= 0) return out;
-  const double reach = std::sqrt(reach2);
-  const double ta = std::max(s0 + ow, -reach), tb = std::min(s1 + ow, reach);
-  if (!(ta < tb)) return out;
-  double x[5];
-  int n = 0;
-  x[n++] = ta;
-  for (int k = 0; k < F.nc; ++k)
-    if (F.crit[k] > x[n - 1] && F.crit[k] < tb) x[n++] = F.crit[k];
-  x[n++] = tb;
-  double fx[5];
-  for (int k = 0; k < n; ++k) fx[k] = F(x[k]);
+  const QuarticBrackets B = quartic_brackets(F, op, p.major, r, s0, s1);
+  if (B.n == 0) return out;
+  const double ow = F.ow, ta = B.x[0];
+  const int n = B.n;
+  const double* x = B.x;
+  const double* fx = B.fx;
   // An end clipped to [s0, s1] is returned as s0 or s1 itself, which t − ow need not give back to the bit: callers tell
   // a chord's surface ends from its clipped ends by comparing them (the torus sweep's chord signatures, which flickered
   // against another torus and misplaced its sections' breakpoints).
-  const double clipped_lo = ta == s0 + ow ? s0 : ta - ow, clipped_hi = tb == s1 + ow ? s1 : tb - ow;
+  const double clipped_lo = B.starts_at_s0 ? s0 : ta - ow, clipped_hi = B.ends_at_s1 ? s1 : B.x[n - 1] - ow;
   double open = fx[0] < 0 ? ta : kInf;
   for (int k = 0; k + 1 < n; ++k) {
     if ((fx[k] < 0) == (fx[k + 1] < 0)) continue;
@@ -412,6 +428,19 @@ TorusChord torus_chord(const Placed& p, const Vec3& oq, const Vec3& wq, double s
   if (c.set.n > 0) return c;
   least_level(p, o, w, s0, s1, c.s_near, c.clearance2);
   c.clearance2 = std::max(c.clearance2, 0.0);
+  return c;
+}
+
+ChordShape torus_chord_shape(const Placed& p, const Vec3& oq, const Vec3& wq, double s0, double s1) {
+  Vec3 op;
+  const TorusQuartic F = torus_quartic(p, p.A * oq + p.b, p.A * wq, op);
+  const QuarticBrackets B = quartic_brackets(F, op, p.major, p.r, s0, s1);
+  ChordShape c;
+  if (B.n == 0) return c;
+  c.n = B.fx[0] < 0;
+  for (int k = 0; k + 1 < B.n; ++k) c.n += B.fx[k] >= 0 && B.fx[k + 1] < 0;
+  c.starts_at_s0 = B.fx[0] < 0 && B.starts_at_s0;
+  c.ends_at_s1 = B.fx[B.n - 1] < 0 && B.ends_at_s1;
   return c;
 }
 

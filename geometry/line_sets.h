@@ -70,6 +70,15 @@ struct TorusChord {
 };
 TorusChord torus_chord(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
 
+// The shape of that chord without its ends' positions: how many intervals, whether the first starts at s0 and the last
+// ends at s1. From the quartic's signs at the segment's ends and its critical points, with no root solved (the torus
+// sweep's chord signatures, most of its chords against another torus).
+struct ChordShape {
+  int n = 0;
+  bool starts_at_s0 = false, ends_at_s1 = false;
+};
+ChordShape torus_chord_shape(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
+
 // d² − r² at the point of the segment x = o + s w, s in [s0, s1], where the torus's quartic is least: negative where the
 // segment enters the torus, positive where it misses (torus_chord's clearance2), continuous, and 0 where it becomes
 // tangent or where an end of the segment touches. For false position on the chords that meet the torus.

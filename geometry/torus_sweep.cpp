@@ -412,9 +412,13 @@ struct Sweep {
     // disc ∩ ellipse bounds it): its ends are samples too, so the section's first and last chords are located.
     const int inner = a_samples, ends = ellipsoid ? 1 : 0, n = inner + 2 * ends;
     auto signature = [&](double a) {
+      const double half = std::sqrt(std::max(r * r - a * a, 0.0));
+      if (ring_r > 0) {  // another torus alone: its chord's shape from its quartic's signs, no roots solved
+        const lines::ChordShape sh = lines::torus_chord_shape(clip[0], c + a * p, q, -half, half);
+        return sh.n == 0 ? 0 : 4 * sh.n + 2 * sh.starts_at_s0 + sh.ends_at_s1;
+      }
       const IntervalList set = chord_set(c, p, q, a);
       if (set.n == 0) return 0;
-      const double half = std::sqrt(std::max(r * r - a * a, 0.0));
       return 4 * set.n + 2 * (set.v[0][0] == -half) + (set.v[set.n - 1][1] == half);
     };
     std::vector<double> a(n);
