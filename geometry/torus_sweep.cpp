@@ -414,6 +414,8 @@ struct Sweep {
     auto signature = [&](double a) {
       const double half = std::sqrt(std::max(r * r - a * a, 0.0));
       if (ring_r > 0) {  // another torus alone: its chord's shape from its quartic's signs, no roots solved
+        // Its level is 1-Lipschitz: above half the chord's length at its middle, the chord misses it (most samples).
+        if (ring_level(c + a * p) > half) return 0;
         const lines::ChordShape sh = lines::torus_chord_shape(clip[0], c + a * p, q, -half, half);
         return sh.n == 0 ? 0 : 4 * sh.n + 2 * sh.starts_at_s0 + sh.ends_at_s1;
       }
@@ -636,7 +638,6 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   // which are no less), and the sample is not refined as a local minimum. That skips the searches over a disc at most
   // samples (for an ellipsoid three secular equations, 40 % of the query; for a torus its centre circle's, a third).
   const double far = 2 * (sw.R + sw.r) * step;
-  const bool bounded = circle_breaks;
   for (int k = 0; k < ns; ++k) {
     const double phi = phi_lo + k * step;
     if (sw.ellipsoid) {  // one ellipse for the three levels
@@ -670,7 +671,7 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     if ((h[k] < 0) != (h[k1] < 0)) breaks.push_back(sign_change(height, a, b, phi_tol));
     if (!cd.empty() && (cd[k] < 0) != (cd[k1] < 0)) breaks.push_back(sign_change(circle_depth, a, b, phi_tol));
     const int km = (k + ns - 1) % ns;
-    const bool near = !bounded || d[k] <= far;
+    const bool near = !circle_breaks || d[k] <= far;
     if (d[k] >= 0 && near && (whole || (k > 0 && k < ns - 1)) && d[k] <= d[km] && d[k] <= d[k1]) {
       double lo_g = a - step, hi_g = b;  // golden section for the minimum
       const double g = 0.5 * (std::sqrt(5.0) - 1);
