@@ -12,8 +12,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <random>
 
 #include "geometry/cell_impl.h"
+#include "geometry/line_sets.h"
 #include "geometry/torus_sweep.h"
 #include "closed_forms/doughnut_on_cone.h"
 #include "tests/geometry_support.h"
@@ -529,4 +531,46 @@ TEST_CASE("torus sweep: two tori lowered 1000 x 1 um, V smooth", "[geometry][tor
   CHECK(sm.non_increasing == 0);
   CHECK(sm.worst < 0.01);
   CHECK(interference(a, pa, b, Pose{at + Vec3(0, 0, hi - 1e-3), qb}).spacing == 0);  // the deepest pose: the sweep
+}
+
+TEST_CASE("torus chord shapes: a diameter's two crossings in closed form, and the chords' own sets at random",
+          "[geometry][torus_sweep][torus_pair]") {
+  // lines::torus_chord_shape reads a chord's shape (its intervals' count, whether its ends are the segment's) from the
+  // quartic's signs alone; torus_chord solves the roots. Closed form: a torus R 0.05, r 0.015 about z, the line along
+  // x through its centre crosses the tube on [-0.065, -0.035] and [0.035, 0.065].
+  const Cell ring = make_cell({torus(0.05, 0.015)});
+  const lines::Placed p = lines::place(ring.impl->prims[0], Pose{}, Pose{});
+  auto shape = [&](const Vec3& o, const Vec3& w, double s0, double s1) { return lines::torus_chord_shape(p, o, w, s0, s1); };
+  const lines::ChordShape across = shape(Vec3::Zero(), Vec3::UnitX(), -0.1, 0.1);
+  CHECK(across.n == 2);
+  CHECK(!across.starts_at_s0);
+  CHECK(!across.ends_at_s1);
+  const lines::ChordShape inside = shape(Vec3::Zero(), Vec3::UnitX(), -0.05, 0.05);  // both ends in the tube
+  CHECK(inside.n == 2);
+  CHECK(inside.starts_at_s0);
+  CHECK(inside.ends_at_s1);
+  const lines::ChordShape one = shape(Vec3(0.05, 0, 0), Vec3::UnitZ(), -0.01, 0.02);  // from the tube's centre up
+  CHECK(one.n == 1);
+  CHECK(one.starts_at_s0);
+  CHECK(!one.ends_at_s1);
+  CHECK(shape(Vec3(0, 0, 0.016), Vec3::UnitX(), -0.1, 0.1).n == 0);  // above the tube
+  // Random segments through the torus's box: the same shape as the roots' own intervals (20 000 of them).
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int mismatches = 0, hits = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const Vec3 o(0.07 * u(rng), 0.07 * u(rng), 0.02 * u(rng));
+    const Vec3 w = Vec3(u(rng), u(rng), u(rng)).normalized();
+    const double s0 = -0.1 * std::abs(u(rng)), s1 = 0.1 * std::abs(u(rng));
+    const lines::IntervalList set = lines::torus_chord(p, o, w, s0, s1).set;
+    const lines::ChordShape sh = shape(o, w, s0, s1);
+    hits += set.n > 0;
+    const bool same = sh.n == set.n && (set.n == 0 || (sh.starts_at_s0 == (set.v[0][0] == s0) &&
+                                                       sh.ends_at_s1 == (set.v[set.n - 1][1] == s1)));
+    mismatches += !same;
+  }
+  std::printf("torus chord shapes: %d of 20000 segments meet the torus, %d shapes differ from the solved sets\n", hits,
+              mismatches);
+  CHECK(hits > 2000);
+  CHECK(mismatches == 0);
 }
