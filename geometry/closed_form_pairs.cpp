@@ -8,7 +8,9 @@
 #include "geometry/exact_interference.h"
 #include "geometry/mesh_clip.h"
 #include "geometry/mesh_intersection.h"
+#include "geometry/mesh_prisms.h"
 #include "geometry/primitive_planes.h"
+#include "geometry/line_sets.h"
 #include "geometry/unreachable_sides.h"
 
 namespace vcsim::geo {
@@ -231,6 +233,21 @@ std::optional<RawMoments> direct_moments(const CellPrimitives& A, const Pose& po
       if (other.prim->primitive.kind == PrimitiveKind::Sphere)
         return ball_planes_moments(other.pose.position, other.prim->primitive.radius, all);
       return solid_planes_moments(other, all);
+    }
+    // A solid against a mesh that is not convex: signed prisms of the mesh's triangles (geometry/mesh_prisms.h).
+    for (int k = 0; k < 2; ++k) {
+      if (!is_mesh(solids[k]) || is_mesh(solids[1 - k])) continue;
+      const Placed& other = solids[1 - k];
+      const lines::Placed support_form =
+          lines::place(*other.prim, other.pose.compose(other.prim->primitive.pose.inverse()), Pose{});
+      ClippableSolid solid{[&](const Vec3& v) { return lines::support(support_form, v); },
+                           [&](const std::vector<Plane>& clip) {
+                             return is_sphere(other)
+                                        ? ball_planes_moments(other.pose.position, other.prim->primitive.radius, clip)
+                                        : solid_planes_moments(other, clip);
+                           }};
+      if (is_sphere(other)) solid.ball_centre = other.pose.position, solid.ball_radius = other.prim->primitive.radius;
+      return mesh_prism_moments(*solids[k].prim->mesh, solids[k].pose, lo, hi, planes, solid);
     }
     const Placed *x = &solids[0], *y = &solids[1];
     if (!is_sphere(*x)) std::swap(x, y);

@@ -53,39 +53,16 @@ std::vector<Plane> convex_mesh_planes_in_box(const MeshLevelSet& mesh, const Pos
     out.push_back({Vec3::Unit(k), hi[k]});
     out.push_back({-Vec3::Unit(k), -lo[k]});
   }
-  // The box in the mesh's frame, as its bounds there (conservative: more facets than needed is still exact).
   const Mat3 R = mesh_pose.rotation.toRotationMatrix();
-  const Vec3 centre = R.transpose() * (0.5 * (lo + hi) - mesh_pose.position);
-  const Vec3 half = R.transpose().cwiseAbs() * (0.5 * (hi - lo));
-  const Vec3 blo = centre - half, bhi = centre + half;
   auto facet = [&](int k) {
     const auto& t = mesh.triangles[k];
     const Vec3 &a = mesh.vertices[t[0]], &b = mesh.vertices[t[1]], &c = mesh.vertices[t[2]];
     const Vec3 n = R * (b - a).cross(c - a).normalized(), p = R * a + mesh_pose.position;
     return Plane{n, n.dot(p)};
   };
-  size_t facets = 0;
-  std::vector<int> stack{0};
-  while (!stack.empty()) {
-    const int at = stack.back();
-    stack.pop_back();
-    const MeshBvhNode& node = mesh.bvh[at];
-    if ((node.lo.array() > bhi.array()).any() || (node.hi.array() < blo.array()).any()) continue;
-    if (node.count == 0) {
-      stack.push_back(node.right);
-      stack.push_back(at + 1);
-      continue;
-    }
-    for (int i = node.first; i < node.first + node.count; ++i) {
-      const auto& t = mesh.triangles[mesh.bvh_order[i]];
-      const Vec3 tlo = mesh.vertices[t[0]].cwiseMin(mesh.vertices[t[1]]).cwiseMin(mesh.vertices[t[2]]);
-      const Vec3 thi = mesh.vertices[t[0]].cwiseMax(mesh.vertices[t[1]]).cwiseMax(mesh.vertices[t[2]]);
-      if ((tlo.array() > bhi.array()).any() || (thi.array() < blo.array()).any()) continue;
-      out.push_back(facet(mesh.bvh_order[i]));
-      ++facets;
-    }
-  }
-  if (facets == 0) {
+  const std::vector<int> near = mesh_triangles_near_box(mesh, mesh_pose, lo, hi);
+  for (int k : near) out.push_back(facet(k));
+  if (near.empty()) {
     // Inside every facet's plane at the box's centre: the box is inside the mesh (no plane needed); else outside.
     const Vec3 x = 0.5 * (lo + hi);
     bool inside = true;

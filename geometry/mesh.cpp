@@ -427,6 +427,35 @@ void check_not_self_intersecting(const MeshLevelSet& m, const std::string& path,
   }
 }
 
+std::vector<int> mesh_triangles_near_box(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo,
+                                         const Vec3& hi) {
+  const Mat3 R = mesh_pose.rotation.toRotationMatrix();
+  const Vec3 centre = R.transpose() * (0.5 * (lo + hi) - mesh_pose.position);
+  const Vec3 half = R.transpose().cwiseAbs() * (0.5 * (hi - lo));
+  const Vec3 blo = centre - half, bhi = centre + half;
+  std::vector<int> out;
+  std::vector<int> stack{0};
+  while (!stack.empty() && !mesh.bvh.empty()) {
+    const int at = stack.back();
+    stack.pop_back();
+    const MeshBvhNode& node = mesh.bvh[at];
+    if ((node.lo.array() > bhi.array()).any() || (node.hi.array() < blo.array()).any()) continue;
+    if (node.count == 0) {
+      stack.push_back(node.right);
+      stack.push_back(at + 1);
+      continue;
+    }
+    for (int i = node.first; i < node.first + node.count; ++i) {
+      const auto& t = mesh.triangles[mesh.bvh_order[i]];
+      const Vec3 tlo = mesh.vertices[t[0]].cwiseMin(mesh.vertices[t[1]]).cwiseMin(mesh.vertices[t[2]]);
+      const Vec3 thi = mesh.vertices[t[0]].cwiseMax(mesh.vertices[t[1]]).cwiseMax(mesh.vertices[t[2]]);
+      if ((tlo.array() > bhi.array()).any() || (thi.array() < blo.array()).any()) continue;
+      out.push_back(mesh.bvh_order[i]);
+    }
+  }
+  return out;
+}
+
 double polyhedron_volume(const TriangleMesh& mesh) {
   double v = 0;
   for (const auto& t : mesh.triangles)

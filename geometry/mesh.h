@@ -98,6 +98,11 @@ struct MeshLevelSet {
 std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path, double scale,
                                                         const SourceLocation& where);
 
+// The triangles whose bounds meet the box [lo, hi] (given in the frame that mesh_pose maps the mesh into), found
+// through the hierarchy, tested against the box's bounds in the mesh's frame: a superset of those that meet the box.
+std::vector<int> mesh_triangles_near_box(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo,
+                                         const Vec3& hi);
+
 // Trilinear (BoxSampler) sample of the distance at a point of the primitive frame. Thread-safe:
 // uses a non-registered accessor local to the call.
 double mesh_distance(const MeshLevelSet& mesh, const Vec3& x);

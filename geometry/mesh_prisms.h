@@ -1,0 +1,38 @@
+// A solid against a closed mesh that is not convex (a ball in a bowl, a peg in a hole cut in a mesh), exactly, as a
+// signed sum of the solid clipped by planes (issue 17).
+//
+// A ray from a point x along a direction d leaves a closed, outward-oriented mesh once more than it enters it when x
+// is inside, and as often as it enters when x is outside. So the mesh's indicator is Σ_f sign(n_f·d) [x ∈ prism_f],
+// where prism_f, the points whose ray meets triangle f, is the triangle swept along −d: below its plane and inside the
+// three planes through its edges along d. In a box B, with d across one of B's faces that no triangle reaches, only
+// the triangles that meet B count, plus the indicator on that face (constant over it, read at one point). The solid's
+// part in B and in the mesh is then a signed sum over those triangles of the solid clipped by four more planes: each
+// term is a closed form (geometry/primitive_planes.h, the ball's caps), so the sum is exact to their accuracy and
+// smooth in the poses. Only the triangles whose prisms can reach the solid are clipped (its support function).
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "geometry/exact_interference.h"
+#include "geometry/mesh.h"
+
+namespace vcsim::geo {
+
+// What a mesh is cut against: its support function h(v) = max over it of v·x and a ball that holds it (upper bounds
+// are enough: they only skip prisms that cannot meet the solid), and its raw moments about the query frame's origin
+// when clipped by planes.
+struct ClippableSolid {
+  std::function<double(const Vec3&)> support;
+  std::function<RawMoments(const std::vector<Plane>&)> clipped;
+  Vec3 ball_centre = Vec3::Zero();
+  double ball_radius = 0;  // 0: the ball around the solid's box (from the support function)
+};
+
+// Raw moments (about the query frame's origin) of solid ∩ mesh ∩ box [lo, hi] ∩ every plane, the mesh placed by
+// mesh_pose (its primitive frame in the query frame), everything else given in the query frame. Where every face of
+// the box is reached by a triangle, the box is extended along one axis past the mesh's bounds (more triangles, the
+// same answer).
+RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
+                              const std::vector<Plane>& planes, const ClippableSolid& solid);
+
+}  // namespace vcsim::geo
