@@ -380,7 +380,14 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
     for (size_t j = i + 1; j < lines.size(); ++j) {
       Eigen::Matrix2d M;
       M << lines[i].g.transpose(), lines[j].g.transpose();
-      if (std::abs(M.determinant()) < 1e-12) continue;
+      if (std::abs(M.determinant()) < 1e-12) {
+        // Parallel in every slice (planes sharing a direction across the axis): where the two lines meet, the
+        // tighter one changes over (the same side) or their strip closes (opposite sides), a kink in the slice.
+        const double s = lines[i].g.dot(lines[j].g) > 0 ? -1.0 : 1.0;
+        const double slope = lines[i].b1 + s * lines[j].b1, gap = lines[i].b0 + s * lines[j].b0;
+        if (slope != 0 && -gap / slope > lo && -gap / slope < hi) breaks.push_back(-gap / slope);
+        continue;
+      }
       const Eigen::Matrix2d Mi = M.inverse();
       const Vec2 v0 = Mi * Vec2(lines[i].b0, lines[j].b0), v1 = Mi * Vec2(lines[i].b1, lines[j].b1);
       add_roots(v1.squaredNorm() - q2, v0.dot(v1) - q1, v0.squaredNorm() - q0, lo, hi, breaks);
