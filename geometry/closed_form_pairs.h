@@ -7,6 +7,8 @@
 //    geometry/primitive_planes.h for the other primitives, geometry/mesh_clip.h for meshes);
 //  - there are two solids and one is a convex mesh: the other solid clipped by every plane and by the mesh's
 //    facets near the overlap (geometry/convex_mesh.h): a rock on a mesh slab, two convex rocks, a ball on a rock;
+//  - there are two solids, one a mesh that is not convex and the other a primitive but a torus: signed prisms of the
+//    mesh's triangles, each the other solid clipped by planes (geometry/mesh_prisms.h): a ball in a bowl;
 //  - there are two spheres: the lens, two spherical caps cut by the radical plane; where planes cut it (a ball on a
 //    capsule's cap), each ball clipped by the planes and its side of the radical plane;
 //  - there is a sphere and a cylinder or capsule whose side alone meets the ball (no plane or end reaches it): the
