@@ -116,8 +116,8 @@ RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, c
     radius = half.norm();
   }
   const Vec3 toward = mesh_pose.rotation * mesh_closest(mesh, mesh_pose.apply_inverse(centre)).gradient;
-  // Where a triangle reaches that face of the box,
-  // the box is extended past the mesh's bounds there, and the face beyond the mesh is outside it.
+  // The rays run along that axis to the box's face. Where a triangle reaches that face, the box is extended past the
+  // mesh's bounds there: the face beyond the mesh is outside it.
   int k;
   toward.cwiseAbs().maxCoeff(&k);
   const int face = toward[k] >= 0 ? 2 * k : 2 * k + 1;

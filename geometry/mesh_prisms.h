@@ -29,9 +29,9 @@ struct ClippableSolid {
 };
 
 // Raw moments (about the query frame's origin) of solid ∩ mesh ∩ box [lo, hi] ∩ every plane, the mesh placed by
-// mesh_pose (its primitive frame in the query frame), everything else given in the query frame. Where every face of
-// the box is reached by a triangle, the box is extended along one axis past the mesh's bounds (more triangles, the
-// same answer).
+// mesh_pose (its primitive frame in the query frame), everything else given in the query frame. Where a triangle reaches
+// the box's face across the rays' axis, the box is extended along that axis past the mesh's bounds (more triangles,
+// the same answer).
 RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
                               const std::vector<Plane>& planes, const ClippableSolid& solid);
 
