@@ -16,12 +16,6 @@ using namespace geometry_support;
 
 namespace {
 
-Cell mesh_cell(const std::string& path) {
-  Primitive p;
-  p.kind = PrimitiveKind::Mesh;
-  p.mesh_file = path;
-  return make_cell({p});
-}
 
 // A half-space n·x <= d as a primitive (HalfSpace is z <= 0 in its own frame).
 Primitive plane(const Vec3& n, double d) {

@@ -2,8 +2,8 @@
 // triangles of the solid clipped by each triangle's prism. References, none from the code under test:
 //  - sphere caps and circular segments in closed form: a ball and a cylinder pressed into the inner corner of an
 //    L-shaped block, where the contact is two separate caps (or segments), in the block's frame and in a random one;
-//  - exact rays through every triangle of the mesh (inside where the ray has crossed it an odd number of times),
-//    integrated on a midpoint grid: a ball in a bowl of 1 080 triangles, at a single contact and at a ring contact;
+//  - exact rays through every triangle of the mesh (geometry_support.h's mesh_solid_by_rays): a ball in a bowl of
+//    1 080 triangles, at a single contact and at a ring contact;
 //  - smoothness: the ball lowered into the bowl in 1 µm steps.
 #include <catch2/catch.hpp>
 
@@ -19,13 +19,6 @@
 using namespace geometry_support;
 
 namespace {
-
-Cell mesh_cell(const std::string& path) {
-  Primitive p;
-  p.kind = PrimitiveKind::Mesh;
-  p.mesh_file = path;
-  return make_cell({p});
-}
 
 // A ball's cap of height h: its volume, and its centroid's distance from the ball's centre.
 double cap_volume(double R, double h) { return M_PI * h * h * (3 * R - h) / 3; }
@@ -44,52 +37,6 @@ Cell l_block() {
 
 // The same pair in a random frame: both poses composed with one rigid motion.
 Pose moved(const Pose& motion, const Pose& p) { return motion.compose(p); }
-
-// The exact-ray reference: the solid ∩ mesh volume and centroid from vertical rays through every triangle (x, y on a
-// midpoint grid of n × n over [x0, x1] × [y0, y1]), the ball's chord along each in closed form.
-struct RayReference {
-  double volume = 0;
-  Vec3 centroid = Vec3::Zero();
-};
-RayReference ball_mesh_by_rays(const MeshLevelSet& m, const Vec3& c, double R, double x0, double x1, double y0,
-                               double y1, int n) {
-  std::vector<std::array<Vec3, 3>> T;
-  for (const auto& t : m.triangles) {
-    const Vec3 &a = m.vertices[t[0]], &b = m.vertices[t[1]], &d = m.vertices[t[2]];
-    if (std::max({a.x(), b.x(), d.x()}) < x0 || std::min({a.x(), b.x(), d.x()}) > x1 ||
-        std::max({a.y(), b.y(), d.y()}) < y0 || std::min({a.y(), b.y(), d.y()}) > y1)
-      continue;
-    T.push_back({a, b, d});
-  }
-  RayReference out;
-  const double hx = (x1 - x0) / n, hy = (y1 - y0) / n;
-  std::vector<double> zs;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      const double x = x0 + (i + 0.5) * hx, y = y0 + (j + 0.5) * hy;
-      const double rr = R * R - (x - c.x()) * (x - c.x()) - (y - c.y()) * (y - c.y());
-      if (rr <= 0) continue;
-      zs.clear();
-      for (const auto& t : T) {
-        const Vec3 &a = t[0], &b = t[1], &d = t[2];
-        const double det = (b.x() - a.x()) * (d.y() - a.y()) - (d.x() - a.x()) * (b.y() - a.y());
-        if (det == 0) continue;
-        const double u = ((x - a.x()) * (d.y() - a.y()) - (d.x() - a.x()) * (y - a.y())) / det;
-        const double v = ((b.x() - a.x()) * (y - a.y()) - (x - a.x()) * (b.y() - a.y())) / det;
-        if (u < 0 || v < 0 || u + v > 1) continue;
-        zs.push_back(a.z() + u * (b.z() - a.z()) + v * (d.z() - a.z()));
-      }
-      std::sort(zs.begin(), zs.end());
-      for (size_t k = 0; k + 1 < zs.size(); k += 2) {
-        const double lo = std::max(zs[k], c.z() - std::sqrt(rr)), hi = std::min(zs[k + 1], c.z() + std::sqrt(rr));
-        if (hi <= lo) continue;
-        out.volume += (hi - lo) * hx * hy;
-        out.centroid += Vec3(x, y, 0.5 * (lo + hi)) * (hi - lo) * hx * hy;
-      }
-    }
-  out.centroid /= out.volume;
-  return out;
-}
 
 // The height of a ball's centre above (x, y) where its depth into the mesh (R less the distance to the surface) is
 // `depth`, by bisection on the exact closest point.
@@ -166,8 +113,8 @@ TEST_CASE("mesh prisms: a ball in a bowl of 1 080 triangles against exact rays, 
     // the ball's chord there is only where the grid is laid; every ray in it is exact).
     const double half = x == 0 ? 0.016 : 0.006;
     const Vec3 at = x == 0 ? c : q.centroid;
-    const RayReference ref = ball_mesh_by_rays(*mesh, c, R, at.x() - half, at.x() + half, at.y() - half,
-                                               at.y() + half, 800);
+    const RaysReference ref = mesh_solid_by_rays(*mesh, ball, Pose{c, Quat::Identity()}, Pose{}, at.x() - half,
+                                                 at.x() + half, at.y() - half, at.y() + half, 800);
     CAPTURE(x, q.volume, ref.volume, (q.centroid - ref.centroid).norm());
     // The midpoint grid's error at the contact's edge: 1e-4 of V at 800 rays across (4e-7 at 1 500 on the same poses).
     CHECK(std::abs(q.volume / ref.volume - 1) < 1e-4);

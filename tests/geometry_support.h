@@ -15,6 +15,7 @@
 #include "geometry/cell_impl.h"
 #include "geometry/interference.h"
 #include "geometry/line_sets.h"
+#include "geometry/mesh.h"
 
 namespace geometry_support {
 
@@ -96,6 +97,68 @@ inline std::string write_obj(const Solid& s, const std::string& name) {
   for (const Vec3& p : s.v) out << "v " << p.x() << " " << p.y() << " " << p.z() << "\n";
   for (const auto& t : s.f) out << "f " << t[0] + 1 << " " << t[1] + 1 << " " << t[2] + 1 << "\n";
   return path;
+}
+
+// A cell of one closed mesh read from a file.
+inline Cell mesh_cell(const std::string& path) {
+  Primitive p;
+  p.kind = PrimitiveKind::Mesh;
+  p.mesh_file = path;
+  return make_cell({p});
+}
+
+// V and centroid of a solid cell ∩ a closed mesh by exact rays, an independent reference for pairs with a mesh: rays
+// along z in `frame` (the mesh's vertices and the solid's pose both moved by it; rays along a mesh's own axes can graze
+// its edges), on an n × n midpoint grid over [x0, x1] × [y0, y1] of that frame. Along each ray the mesh's inside is
+// where it has crossed the surface an odd number of times, the solid's its exact chord (geometry/line_sets.h).
+struct RaysReference {
+  double volume = 0;
+  Vec3 centroid = Vec3::Zero();  // in `frame`
+};
+inline RaysReference mesh_solid_by_rays(const MeshLevelSet& mesh, const Cell& solid, const Pose& pose,
+                                        const Pose& frame, double x0, double x1, double y0, double y1, int n) {
+  std::vector<lines::Placed> placed;
+  for (const auto& cp : solid.impl->prims) placed.push_back(lines::place(cp, frame.compose(pose), Pose{}));
+  std::vector<std::array<Vec3, 3>> tris;
+  for (const auto& t : mesh.triangles) {
+    const std::array<Vec3, 3> w{frame.apply(mesh.vertices[t[0]]), frame.apply(mesh.vertices[t[1]]),
+                                frame.apply(mesh.vertices[t[2]])};
+    if (std::max({w[0].x(), w[1].x(), w[2].x()}) < x0 || std::min({w[0].x(), w[1].x(), w[2].x()}) > x1 ||
+        std::max({w[0].y(), w[1].y(), w[2].y()}) < y0 || std::min({w[0].y(), w[1].y(), w[2].y()}) > y1)
+      continue;
+    tris.push_back(w);
+  }
+  RaysReference out;
+  const double hx = (x1 - x0) / n, hy = (y1 - y0) / n;
+  std::vector<double> zs;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double x = x0 + (i + 0.5) * hx, y = y0 + (j + 0.5) * hy;
+      const lines::IntervalList chord =
+          lines::cell_line_set(placed, 0, placed.size(), Vec3(x, y, 0), Vec3::UnitZ(), -1e3, 1e3);
+      if (chord.n == 0) continue;
+      zs.clear();
+      for (const auto& t : tris) {
+        const Vec3 &a = t[0], &b = t[1], &c = t[2];
+        const double det = (b.x() - a.x()) * (c.y() - a.y()) - (c.x() - a.x()) * (b.y() - a.y());
+        if (det == 0) continue;
+        const double u = ((x - a.x()) * (c.y() - a.y()) - (c.x() - a.x()) * (y - a.y())) / det;
+        const double v = ((b.x() - a.x()) * (y - a.y()) - (x - a.x()) * (b.y() - a.y())) / det;
+        if (u < 0 || v < 0 || u + v > 1) continue;
+        zs.push_back(a.z() + u * (b.z() - a.z()) + v * (c.z() - a.z()));
+      }
+      std::sort(zs.begin(), zs.end());
+      lines::IntervalList in_mesh;
+      for (size_t k = 0; k + 1 < zs.size(); k += 2) in_mesh.push(zs[k], zs[k + 1]);
+      const lines::IntervalList both = lines::intersect(chord, in_mesh);
+      for (int k = 0; k < both.n; ++k) {
+        const double len = both.v[k][1] - both.v[k][0];
+        out.volume += len * hx * hy;
+        out.centroid += Vec3(x, y, 0.5 * (both.v[k][0] + both.v[k][1])) * len * hx * hy;
+      }
+    }
+  if (out.volume > 0) out.centroid /= out.volume;
+  return out;
 }
 
 // A bipyramid (convex, 2N facets): a ring of N points of radius r at z = 0, apexes at ±h.
