@@ -244,6 +244,7 @@ std::optional<RawMoments> direct_moments(const CellPrimitives& A, const Pose& po
       const lines::Placed support_form =
           lines::place(*other.prim, other.pose.compose(other.prim->primitive.pose.inverse()), Pose{});
       ClippableSolid solid{[&](const Vec3& v) { return lines::support(support_form, v); },
+                           [&](const Vec3& v) { return lines::support_point(support_form, v); },
                            [&](const std::vector<Plane>& clip) {
                              return is_sphere(other)
                                         ? ball_planes_moments(other.pose.position, other.prim->primitive.radius, clip)

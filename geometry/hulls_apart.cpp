@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <vector>
 
@@ -55,38 +56,12 @@ struct Hull {
     cap.centre -= o, cap.rim_centre -= o;
   }
 
-  // A point of the active primitive that supports it along n: the support function's gradient (central differences;
-  // it is positively homogeneous, so a step relative to |n|). Only steers the search: the proof uses support() alone.
+  // A point of the active primitive that supports it along n (it steers the search; the proof uses support() alone).
   Vec3 support_point(const Vec3& n) const {
     if (cap.set) return cap.point(n);
     size_t k = 0;
     support(n, &k);
-    // Exactly where the support jumps across an edge (differences would average its ends): a box's corner, a point of
-    // a cylinder's or cone's rim (lines::support: the hull of its end discs).
-    const Placed& p = prims[k];
-    const Vec3 d = p.A * n;
-    const double across = std::hypot(d.x(), d.y());
-    const Vec3 radial = across > 0 ? Vec3(d.x() / across, d.y() / across, 0) : Vec3::Zero();
-    const bool exact = p.kind == PrimitiveKind::Box || p.kind == PrimitiveKind::Cylinder || p.kind == PrimitiveKind::Cone;
-    if (exact) {
-      Vec3 local;
-      if (p.kind == PrimitiveKind::Box)
-        local = Vec3(std::copysign(p.half_size.x(), d.x()), std::copysign(p.half_size.y(), d.y()),
-                     std::copysign(p.half_size.z(), d.z()));
-      else if (p.kind == PrimitiveKind::Cylinder)
-        local = p.r * radial + std::copysign(p.half_length, d.z()) * Vec3::UnitZ();
-      else  // the rim of the end disc that supports it (r at z = −h, r2 at z = +h)
-        local = -p.half_length * d.z() + p.r * across > p.half_length * d.z() + p.r2 * across
-                    ? Vec3(p.r * radial - p.half_length * Vec3::UnitZ())
-                    : Vec3(p.r2 * radial + p.half_length * Vec3::UnitZ());
-      return p.A.transpose() * (local - p.b);
-    }
-    const double h = 1e-7 * n.norm();
-    Vec3 x;
-    for (int i = 0; i < 3; ++i)
-      x[i] = (lines::support(prims[k], n + h * Vec3::Unit(i)) - lines::support(prims[k], n - h * Vec3::Unit(i))) /
-             (2 * h);
-    return x;
+    return lines::support_point(prims[k], n);
   }
 };
 
@@ -231,26 +206,18 @@ bool closest_on_simplex(Simplex& s, Vec3& v) {
 // weights give (the same point of b's hull).
 enum class Gjk { Apart, Overlap, Unknown };
 
-Gjk gjk(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b, Vec3* common) {
-  // A frame at the middle of the two cells' boxes keeps the numbers small far from the world origin.
-  Hull ha, hb;
-  if (!make_hull(a, pose_a, ha) || !make_hull(b, pose_b, hb)) return Gjk::Unknown;
-  Vec3 lo_a, hi_a, lo_b, hi_b;
-  lines::placed_cell_bounds(ha.prims, 0, ha.prims.size(), lo_a, hi_a);
-  lines::placed_cell_bounds(hb.prims, 0, hb.prims.size(), lo_b, hi_b);
-  const Vec3 middle = 0.25 * (lo_a + hi_a + lo_b + hi_b);
-  ha.move_origin(middle), hb.move_origin(middle);
-  const double size = std::max((hi_a - lo_a).maxCoeff(), (hi_b - lo_b).maxCoeff());
+// The search itself, on any two convex sets with support(n) and support_point(n), in coordinates near both; v: the
+// first guess of the direction from b to a.
+template <class SetA, class SetB>
+Gjk gjk_search(const SetA& ha, const SetB& hb, Vec3 v, double size, Vec3* common) {
   // Rounding in the support functions is ~1e-16 of the coordinates: a plane must clear them by more than that.
   const double margin = 1e-12 * size;
-
-  Vec3 v = 0.5 * (lo_a + hi_a - lo_b - hi_b);
   if (!(v.norm() > 1e-9 * size)) v = Vec3::UnitX() * size;
   Simplex s;
   std::array<Vec3, 4> a_points;
   for (int it = 0; it < 64; ++it) {
     const Vec3 n = -v / v.norm();
-    const double gap = -(ha.support(n) + hb.support(-n));  // the cells' distance along n, a lower bound of it
+    const double gap = -(ha.support(n) + hb.support(-n));  // the sets' distance along n, a lower bound of it
     if (gap > margin) return Gjk::Apart;
     if (!std::isfinite(gap)) return Gjk::Unknown;
     const Vec3 a_point = ha.support_point(n), w = a_point - hb.support_point(-n);
@@ -264,8 +231,7 @@ Gjk gjk(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, co
         Mat3 E;
         for (int k = 0; k < 3; ++k) E.col(k) = s.p[k + 1] - s.p[0];
         const Vec3 mu = E.fullPivLu().solve(-s.p[0]);
-        *common = (1 - mu.sum()) * a_points[0] + mu[0] * a_points[1] + mu[1] * a_points[2] + mu[2] * a_points[3] +
-                  middle;
+        *common = (1 - mu.sum()) * a_points[0] + mu[0] * a_points[1] + mu[1] * a_points[2] + mu[2] * a_points[3];
       }
       return Gjk::Overlap;
     }
@@ -274,6 +240,43 @@ Gjk gjk(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, co
   }
   return Gjk::Unknown;
 }
+
+Gjk gjk(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b, const Pose& pose_b, Vec3* common) {
+  // A frame at the middle of the two cells' boxes keeps the numbers small far from the world origin.
+  Hull ha, hb;
+  if (!make_hull(a, pose_a, ha) || !make_hull(b, pose_b, hb)) return Gjk::Unknown;
+  Vec3 lo_a, hi_a, lo_b, hi_b;
+  lines::placed_cell_bounds(ha.prims, 0, ha.prims.size(), lo_a, hi_a);
+  lines::placed_cell_bounds(hb.prims, 0, hb.prims.size(), lo_b, hi_b);
+  const Vec3 middle = 0.25 * (lo_a + hi_a + lo_b + hi_b);
+  ha.move_origin(middle), hb.move_origin(middle);
+  const double size = std::max((hi_a - lo_a).maxCoeff(), (hi_b - lo_b).maxCoeff());
+  const Gjk result = gjk_search(ha, hb, 0.5 * (lo_a + hi_a - lo_b - hi_b), size, common);
+  if (result == Gjk::Overlap && common) *common += middle;
+  return result;
+}
+
+// A convex polytope by its vertices.
+struct Polytope {
+  const Vec3* vertices;
+  int count;
+  double support(const Vec3& n) const { return n.dot(support_point(n)); }
+  Vec3 support_point(const Vec3& n) const {
+    int best = 0;
+    for (int k = 1; k < count; ++k)
+      if (n.dot(vertices[k]) > n.dot(vertices[best])) best = k;
+    return vertices[best];
+  }
+};
+
+// A convex set given by functions, seen from `origin`.
+struct SupportFunctions {
+  const std::function<double(const Vec3&)>& h;
+  const std::function<Vec3(const Vec3&)>& point;
+  Vec3 origin;
+  double support(const Vec3& n) const { return h(n) - n.dot(origin); }
+  Vec3 support_point(const Vec3& n) const { return point(n) - origin; }
+};
 
 }  // namespace
 
@@ -286,6 +289,21 @@ std::optional<Vec3> hulls_common_point(const CellPrimitives& a, const Pose& pose
   Vec3 x;
   if (gjk(a, pose_a, b, pose_b, &x) != Gjk::Overlap || !x.allFinite()) return std::nullopt;
   return x;
+}
+
+bool polytope_apart(const std::vector<Vec3>& vertices, const std::function<double(const Vec3&)>& support,
+                    const std::function<Vec3(const Vec3&)>& support_point) {
+  if (vertices.empty()) return true;
+  Vec3 lo = vertices[0], hi = vertices[0];
+  for (const Vec3& x : vertices) lo = lo.cwiseMin(x), hi = hi.cwiseMax(x);
+  const Vec3 middle = 0.5 * (lo + hi);
+  std::vector<Vec3> moved(vertices.size());
+  for (size_t k = 0; k < vertices.size(); ++k) moved[k] = vertices[k] - middle;
+  const Polytope a{moved.data(), static_cast<int>(moved.size())};
+  const SupportFunctions b{support, support_point, middle};
+  // The first guess, a point of a − b: the polytope's middle less the midpoint of two of the set's points.
+  const Vec3 inside_b = 0.5 * (b.support_point(Vec3::UnitZ()) + b.support_point(-Vec3::UnitZ()));
+  return gjk_search(a, b, -inside_b, (hi - lo).maxCoeff(), nullptr) == Gjk::Apart;
 }
 
 }  // namespace vcsim::geo

@@ -11,7 +11,9 @@
 // Every approach and every bounce of such bodies passes through those poses.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "geometry/column_integration.h"
 #include "geometry/pose.h"
@@ -27,5 +29,12 @@ bool hulls_apart(const CellPrimitives& a, const Pose& pose_a, const CellPrimitiv
 // there when its own search misses a small footprint in a large box.
 std::optional<Vec3> hulls_common_point(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                        const Pose& pose_b);
+
+// True when a plane separates a convex polytope (the hull of `vertices`) from a convex set given by its support
+// function and a point where it is reached (exact, or a point that only steers the search: the proof uses the support
+// function alone). The same search; a signed prism of a mesh's triangle that cannot reach a solid is skipped this way
+// (geometry/mesh_prisms.cpp).
+bool polytope_apart(const std::vector<Vec3>& vertices, const std::function<double(const Vec3&)>& support,
+                    const std::function<Vec3(const Vec3&)>& support_point);
 
 }  // namespace vcsim::geo

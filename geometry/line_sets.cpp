@@ -226,6 +226,41 @@ double support(const Placed& p, const Vec3& v) {
   return std::isfinite(s) ? s - w.dot(p.b) : kInf;
 }
 
+Vec3 support_point(const Placed& p, const Vec3& v) {
+  const Vec3 w = p.A * v;
+  const double across = std::sqrt(w.x() * w.x() + w.y() * w.y()), len = w.norm();
+  const Vec3 radial = across > 0 ? Vec3(w.x() / across, w.y() / across, 0) : Vec3::Zero();
+  const Vec3 unit = len > 0 ? Vec3(w / len) : Vec3::Zero();
+  const double end = std::copysign(p.half_length, w.z());
+  Vec3 local;
+  switch (p.kind) {
+    case PrimitiveKind::Sphere: local = p.r * unit; break;
+    case PrimitiveKind::Cylinder: local = p.r * radial + end * Vec3::UnitZ(); break;
+    case PrimitiveKind::Cone:  // the rim of the end disc that supports it (r at z = −h, r2 at z = +h)
+      local = -p.half_length * w.z() + p.r * across > p.half_length * w.z() + p.r2 * across
+                  ? Vec3(p.r * radial - p.half_length * Vec3::UnitZ())
+                  : Vec3(p.r2 * radial + p.half_length * Vec3::UnitZ());
+      break;
+    case PrimitiveKind::Capsule: local = end * Vec3::UnitZ() + p.r * unit; break;
+    case PrimitiveKind::Ellipsoid: {
+      // x = D² w / |D w|, D = diag(radii): the gradient of |D w|.
+      const Vec3 dw = w.cwiseProduct(p.radii);
+      local = dw.norm() > 0 ? Vec3(dw.cwiseProduct(p.radii) / dw.norm()) : Vec3::Zero();
+      break;
+    }
+    case PrimitiveKind::Box:
+      local = Vec3(std::copysign(p.half_size.x(), w.x()), std::copysign(p.half_size.y(), w.y()),
+                   std::copysign(p.half_size.z(), w.z()));
+      break;
+    case PrimitiveKind::Torus: local = p.major * radial + p.r * unit; break;
+    case PrimitiveKind::Mesh:
+      for (int i = 0; i < 3; ++i) local[i] = w[i] >= 0 ? p.mesh->hi[i] : p.mesh->lo[i];
+      break;
+    default: return Vec3::Constant(kInf);  // unbounded
+  }
+  return p.A.transpose() * (local - p.b);
+}
+
 // Axis-aligned bounds of a primitive in Q (infinite where the primitive is unbounded).
 void primitive_bounds(const Placed& p, Vec3& lo, Vec3& hi) {
   lo = Vec3::Constant(-kInf);

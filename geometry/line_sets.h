@@ -43,6 +43,10 @@ Span line_span(const Placed& p, const Vec3& o, const Vec3& w);
 // primitive (a torus's: its ring's disc swept by the tube's ball), a mesh's bounded by its box's.
 double support(const Placed& p, const Vec3& v);
 
+// A point of the primitive where v·x reaches support(p, v) (one of them where several do: a face's corner, a rim's
+// point), in Q; not finite where the primitive is unbounded along v. A mesh's is its box's corner.
+Vec3 support_point(const Placed& p, const Vec3& v);
+
 // Axis-aligned bounds of a primitive in Q (infinite where the primitive is unbounded).
 void primitive_bounds(const Placed& p, Vec3& lo, Vec3& hi);
 

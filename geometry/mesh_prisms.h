@@ -18,11 +18,12 @@
 
 namespace vcsim::geo {
 
-// What a mesh is cut against: its support function h(v) = max over it of v·x and a ball that holds it (upper bounds
-// are enough: they only skip prisms that cannot meet the solid), and its raw moments about the query frame's origin
+// What a mesh is cut against: its support function h(v) = max over it of v·x, a point where it is reached, and a ball
+// that holds it (upper bounds are enough: they only skip prisms that cannot meet the solid), and its raw moments about the query frame's origin
 // when clipped by planes.
 struct ClippableSolid {
   std::function<double(const Vec3&)> support;
+  std::function<Vec3(const Vec3&)> support_point;  // where the support is reached; empty: prisms culled by planes only
   std::function<RawMoments(const std::vector<Plane>&)> clipped;
   Vec3 ball_centre = Vec3::Zero();
   double ball_radius = 0;  // 0: the ball around the solid's box (from the support function)
