@@ -23,19 +23,26 @@ void add_segment(const Vec2& p, const Vec2& q, SliceMoments& m) {
 }
 
 
-// The same forms along the circle of radius r from angle t1 to t2 (counter-clockwise), in closed form.
-void add_arc(double r, double t1, double t2, SliceMoments& m) {
-  auto F = [r](double t, SliceMoments& out, double sign) {
-    const double s = std::sin(t), c = std::cos(t), r3 = r * r * r, r4 = r3 * r;
-    out.a += sign * 0.5 * r * r * t;
-    out.x += sign * 0.5 * r3 * (s - s * s * s / 3);
-    out.y += sign * 0.5 * r3 * (-c + c * c * c / 3);
-    out.xx += sign * r4 / 3 * (3 * t / 8 + std::sin(2 * t) / 4 + std::sin(4 * t) / 32);
-    out.xy += sign * r4 / 2 * (-c * c * c * c / 4);
-    out.yy += sign * r4 / 3 * (3 * t / 8 - std::sin(2 * t) / 4 + std::sin(4 * t) / 32);
+// The same forms along the circle of radius r from `from` to `to` (counter-clockwise, both on the circle), in closed
+// form. The sines and cosines at the ends are their coordinates over r, so only the angle between them takes a
+// trigonometric call (these arcs are most of a sliced solid's cost).
+void add_arc(double r, const Vec2& from, const Vec2& to, SliceMoments& m) {
+  double dt = std::atan2(from.x() * to.y() - from.y() * to.x(), from.dot(to));
+  if (dt < 0) dt += 2 * M_PI;
+  const double r2 = r * r, r3 = r2 * r, r4 = r3 * r;
+  auto F = [&](const Vec2& p, double sign) {
+    const double c = p.x() / r, s = p.y() / r, sin2 = 2 * s * c, sin4 = 2 * sin2 * (c * c - s * s);
+    m.x += sign * 0.5 * r3 * (s - s * s * s / 3);
+    m.y += sign * 0.5 * r3 * (-c + c * c * c / 3);
+    m.xx += sign * r4 / 3 * (sin2 / 4 + sin4 / 32);
+    m.xy += sign * r4 / 2 * (-c * c * c * c / 4);
+    m.yy += sign * r4 / 3 * (-sin2 / 4 + sin4 / 32);
   };
-  F(t2, m, 1);
-  F(t1, m, -1);
+  F(to, 1);
+  F(from, -1);
+  m.a += 0.5 * r2 * dt;
+  m.xx += r4 / 8 * dt;
+  m.yy += r4 / 8 * dt;
 }
 
 }  // namespace
@@ -46,8 +53,11 @@ std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>&
   if (!(r > 0)) return pieces;
   // The polygon of the lines, inside a square around the disc (counter-clockwise).
   const double L = 1.01 * r;
-  std::vector<Vec2> poly{{-L, -L}, {L, -L}, {L, L}, {-L, L}}, next;
+  thread_local std::vector<Vec2> poly, next;  // scratch: a slice is clipped thousands of times a query
+  poly.assign({{-L, -L}, {L, -L}, {L, L}, {-L, L}});
   for (const Line2& ln : lines) {
+    if (ln.b >= r) continue;  // clear of the disc: it cuts only the square's corners, outside the disc
+    if (ln.b <= -r) return pieces;  // the disc lies wholly outside it
     next.clear();
     const size_t n = poly.size();
     for (size_t k = 0; k < n; ++k) {
@@ -61,6 +71,7 @@ std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>&
     if (poly.size() < 3) return pieces;
   }
   const size_t n = poly.size();
+  pieces.reserve(n);
   for (size_t k = 0; k < n; ++k) {
     const Vec2 p = poly[k], d = poly[(k + 1) % n] - p;
     const double A = d.squaredNorm(), B = p.dot(d), C = p.squaredNorm() - r * r;
@@ -92,10 +103,7 @@ SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
   if (pieces.empty()) return uncut_disc<SliceMoments>(r, whole);
   for (size_t k = 0; k < pieces.size(); ++k) {
     add_segment(pieces[k].p, pieces[k].q, m);
-    if (!pieces[k].ends_on_circle) continue;
-    double t1, t2;
-    arc_after(pieces, k, t1, t2);
-    add_arc(r, t1, t2, m);
+    if (pieces[k].ends_on_circle) add_arc(r, pieces[k].q, pieces[(k + 1) % pieces.size()].p, m);
   }
   return m;
 }

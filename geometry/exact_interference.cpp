@@ -361,20 +361,34 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
   }
   // Heights where a slice changes shape: a line tangent to the disc (β(τ)² = r²(τ)), a vertex of two lines on the
   // circle, a vertex of two lines crossing a third. Between them the slice moments are smooth, and Gauss–Legendre
-  // converges fast.
+  // converges fast. Only events on the slice's boundary change it: a tangent point or a vertex that another line cuts
+  // off (or, for a third line's crossing, outside the disc) is no break; skipping them keeps the intervals few (a
+  // prism's four planes and a box's cut a capsule in ~30 candidate heights, a few of them real).
   std::vector<double> breaks{lo, hi};
-  for (const Moving& l : lines) {
+  const double slack = 1e-9 * r_max;  // borderline events are kept: an extra break costs time, not accuracy
+  auto inside_others = [&](const Vec2& p, double tau, size_t i, size_t j, size_t k) {
+    for (size_t m = 0; m < lines.size(); ++m)
+      if (m != i && m != j && m != k && lines[m].g.dot(p) > lines[m].b0 + lines[m].b1 * tau + slack) return false;
+    return true;
+  };
+  const size_t none = lines.size();
+  std::vector<double> roots;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Moving& l = lines[i];
+    roots.clear();
     if (linear) {
       // β(τ) = ±r(τ) is linear: solved from the plane's own numbers. The quadratic's coefficients (l.b0², ...) grow
       // like 1 / gn² for a plane nearly parallel to the slices (a cylinder resting upright on a table, tilted 1e-12),
       // and their cancellation lost the tangency: the whole region came out empty.
       for (const double side : {1.0, -1.0}) {
         const double den = l.na + side * l.gn * linear->y(), tau = (l.rest - side * l.gn * linear->x()) / den;
-        if (den != 0 && tau > lo && tau < hi) breaks.push_back(tau);
+        if (den != 0 && tau > lo && tau < hi) roots.push_back(tau);
       }
-      continue;
+    } else {
+      add_roots(l.b1 * l.b1 - q2, l.b0 * l.b1 - q1, l.b0 * l.b0 - q0, lo, hi, roots);
     }
-    add_roots(l.b1 * l.b1 - q2, l.b0 * l.b1 - q1, l.b0 * l.b0 - q0, lo, hi, breaks);
+    for (const double tau : roots)
+      if (inside_others(l.g * (l.b0 + l.b1 * tau), tau, i, none, none)) breaks.push_back(tau);
   }
   for (size_t i = 0; i < lines.size(); ++i)
     for (size_t j = i + 1; j < lines.size(); ++j) {
@@ -390,11 +404,17 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
       }
       const Eigen::Matrix2d Mi = M.inverse();
       const Vec2 v0 = Mi * Vec2(lines[i].b0, lines[j].b0), v1 = Mi * Vec2(lines[i].b1, lines[j].b1);
-      add_roots(v1.squaredNorm() - q2, v0.dot(v1) - q1, v0.squaredNorm() - q0, lo, hi, breaks);
+      roots.clear();
+      add_roots(v1.squaredNorm() - q2, v0.dot(v1) - q1, v0.squaredNorm() - q0, lo, hi, roots);
+      for (const double tau : roots)
+        if (inside_others(v0 + v1 * tau, tau, i, j, none)) breaks.push_back(tau);
       for (size_t k = 0; k < lines.size(); ++k) {
         if (k == i || k == j) continue;
         const double slope = lines[k].g.dot(v1) - lines[k].b1, gap = lines[k].g.dot(v0) - lines[k].b0;
-        if (slope != 0 && -gap / slope > lo && -gap / slope < hi) breaks.push_back(-gap / slope);
+        if (!(slope != 0 && -gap / slope > lo && -gap / slope < hi)) continue;
+        const double tau = -gap / slope;
+        const Vec2 vertex = v0 + v1 * tau;
+        if (vertex.norm() <= radius(tau) + slack && inside_others(vertex, tau, i, j, k)) breaks.push_back(tau);
       }
     }
   std::sort(breaks.begin(), breaks.end());

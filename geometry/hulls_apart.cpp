@@ -297,7 +297,8 @@ bool polytope_apart(const std::vector<Vec3>& vertices, const std::function<doubl
   Vec3 lo = vertices[0], hi = vertices[0];
   for (const Vec3& x : vertices) lo = lo.cwiseMin(x), hi = hi.cwiseMax(x);
   const Vec3 middle = 0.5 * (lo + hi);
-  std::vector<Vec3> moved(vertices.size());
+  thread_local std::vector<Vec3> moved;  // scratch: a mesh's prisms ask this hundreds of times a query
+  moved.resize(vertices.size());
   for (size_t k = 0; k < vertices.size(); ++k) moved[k] = vertices[k] - middle;
   const Polytope a{moved.data(), static_cast<int>(moved.size())};
   const SupportFunctions b{support, support_point, middle};

@@ -109,3 +109,55 @@ TEST_CASE("hulls apart: a cell of several primitives, a capsule's cap and a toru
   CHECK(hulls_apart(torus.impl->prims, Pose{}, ball.impl->prims, Pose{Vec3(0, 0, 0.0201), Quat::Identity()}));
   CHECK_FALSE(hulls_apart(torus.impl->prims, Pose{}, ball.impl->prims, Pose{Vec3(0, 0, 0.0199), Quat::Identity()}));
 }
+
+TEST_CASE("polytope apart: a turned box's corners against a ball and a capsule, either side of touching",
+          "[geometry][apart]") {
+  // A box 0.04 × 0.03 × 0.02 m, given only by its 8 corners, at a random attitude. Apart from a ball exactly when the
+  // ball's centre is farther from the box than its radius (the point–box distance, in the box's frame), and from a
+  // capsule lying parallel over a face exactly when the gap between the face and its axis exceeds its radius. Gaps
+  // down to 1e-8 m (~1e-6 of the size: the search stops near 1e-9) must be proven; touching and overlapping never.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  const Vec3 half(0.02, 0.015, 0.01);
+  const double r = 0.01;
+  for (int t = 0; t < 20; ++t) {
+    const Quat q = random_rotation(rng);
+    const Vec3 centre(unit(rng) * 0.1, unit(rng) * 0.1, unit(rng) * 0.1);
+    std::vector<Vec3> corners;
+    for (int c = 0; c < 8; ++c)
+      corners.push_back(centre + q * Vec3((c & 1) ? half.x() : -half.x(), (c & 2) ? half.y() : -half.y(),
+                                          (c & 4) ? half.z() : -half.z()));
+    // A ball towards a random direction from the box (a face, an edge or a corner nearest), at distance r ± gap.
+    Vec3 dir(unit(rng), unit(rng), unit(rng));
+    dir.normalize();
+    const Vec3 nearest = half.cwiseProduct(dir.cwiseSign());                 // a corner, in the box's frame ...
+    for (int k = 0; k < 3; ++k)                                              // ... or a face's or an edge's point
+      if (std::abs(dir[k]) < 0.3) dir[k] = 0;
+    dir.normalize();
+    Vec3 base = nearest;
+    for (int k = 0; k < 3; ++k)
+      if (dir[k] == 0) base[k] = 0.3 * half[k];
+    for (const double gap : {1e-8, 1e-6, 1e-3, 0.0, -1e-9, -1e-4}) {
+      const Vec3 ball = centre + q * (base + (r + gap) * dir);
+      // Independent: the distance from the ball's centre to the box, in the box's frame.
+      const Vec3 local = q.inverse() * (ball - centre);
+      const double distance = (local.cwiseAbs() - half).cwiseMax(0.0).norm();
+      const bool apart = distance > r + 1e-9;
+      INFO("pose " << t << ", gap " << gap << ", distance − r " << distance - r);
+      CHECK(polytope_apart(
+                corners, [&](const Vec3& v) { return v.dot(ball) + r * v.norm(); },
+                [&](const Vec3& v) { return Vec3(ball + r * v.normalized()); }) == apart);
+    }
+    // A capsule (r, segment 0.02 long) parallel to the box's +z face, over its middle.
+    for (const double gap : {1e-8, 1e-5, 0.0, -1e-6}) {
+      const Vec3 mid = centre + q * Vec3(0.003, -0.002, half.z() + r + gap), axis = q * Vec3(0.6, 0.8, 0);
+      const double h = 0.01;
+      auto support = [&](const Vec3& v) { return v.dot(mid) + h * std::abs(v.dot(axis)) + r * v.norm(); };
+      auto point = [&](const Vec3& v) {
+        return Vec3(mid + std::copysign(h, v.dot(axis)) * axis + r * v.normalized());
+      };
+      INFO("pose " << t << ", capsule gap " << gap);
+      CHECK(polytope_apart(corners, support, point) == (gap > 0));
+    }
+  }
+}
