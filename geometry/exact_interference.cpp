@@ -375,6 +375,15 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
   std::vector<double> roots;
   for (size_t i = 0; i < lines.size(); ++i) {
     const Moving& l = lines[i];
+    // A plane nearly parallel to the slices sweeps across the disc within a short range of τ. Its events there come
+    // from quadratics whose coefficients grow like 1 / gn² and cancel (a prism's side 1e-12 from the slices lost them
+    // all, and the range's middle slice, past the sweep, was empty). Where it enters and leaves the widest disc,
+    // (rest ∓ gn r_max) / na, is exact: those heights bracket whatever is lost inside.
+    if (l.na != 0 && 2 * r_max * l.gn < 1e-3 * (hi - lo) * std::abs(l.na))
+      for (const double side : {1.0, -1.0}) {
+        const double tau = (l.rest - side * l.gn * r_max) / l.na;
+        if (tau > lo && tau < hi) breaks.push_back(tau);
+      }
     roots.clear();
     if (linear) {
       // β(τ) = ±r(τ) is linear: solved from the plane's own numbers. The quadratic's coefficients (l.b0², ...) grow

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 
 #include "geometry/hulls_apart.h"
 #include "geometry/mesh_closest.h"
@@ -42,10 +43,15 @@ int box_faces_reached(const Triangle& t, const Vec3& lo, const Vec3& hi, double 
   return reached;
 }
 
-// The triangles (query frame) that meet the box, and the faces they reach between them.
-std::vector<Triangle> triangles_in_box(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo,
-                                       const Vec3& hi, double eps, int& faces_reached) {
-  std::vector<Triangle> out;
+// The triangles (query frame) that meet the box, with their vertices' indices in the mesh, and the faces they reach
+// between them.
+struct BoxTriangles {
+  std::vector<Triangle> x;
+  std::vector<std::array<int, 3>> ids;
+};
+BoxTriangles triangles_in_box(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
+                              double eps, int& faces_reached) {
+  BoxTriangles out;
   faces_reached = 0;
   for (int k : mesh_triangles_near_box(mesh, mesh_pose, lo, hi)) {
     const auto& v = mesh.triangles[k];
@@ -54,9 +60,80 @@ std::vector<Triangle> triangles_in_box(const MeshLevelSet& mesh, const Pose& mes
     const int reached = box_faces_reached(t, lo, hi, eps);
     if (reached < 0) continue;
     faces_reached |= reached;
-    out.push_back(t);
+    out.x.push_back(t);
+    out.ids.push_back(v);
   }
   return out;
+}
+
+// A convex, planar polygon of the mesh's surface (counter-clockwise about its outward normal): one prism for what
+// would be several triangles' prisms.
+struct Face {
+  std::vector<Vec3> x;
+  Vec3 normal;  // outward, unit: the seed triangle's
+  double along = 0;  // normal·d
+};
+
+// The triangles merged into convex faces across shared edges, where the third vertex lies within `flat` of the face's
+// plane and the face stays convex (a tessellated surface of revolution: its quads; a CAD part's flat faces: fans).
+// Greedy in the triangles' order, so the same triangles give the same faces.
+std::vector<Face> merge_coplanar(const BoxTriangles& tris, const Vec3& d, double flat) {
+  // Each directed edge (a, b) of a triangle, to find the triangle across it (which runs b → a).
+  std::vector<std::pair<std::pair<int, int>, int>> edges;
+  for (size_t i = 0; i < tris.ids.size(); ++i)
+    for (int e = 0; e < 3; ++e) edges.push_back({{tris.ids[i][e], tris.ids[i][(e + 1) % 3]}, static_cast<int>(i)});
+  std::sort(edges.begin(), edges.end());
+  auto across = [&](int a, int b) {  // the triangle holding the directed edge b → a, or −1
+    const auto it = std::lower_bound(edges.begin(), edges.end(), std::make_pair(std::make_pair(b, a), -1));
+    return it != edges.end() && it->first == std::make_pair(b, a) ? it->second : -1;
+  };
+  std::vector<char> used(tris.ids.size(), 0);
+  std::vector<Face> faces;
+  for (size_t seed = 0; seed < tris.ids.size(); ++seed) {
+    if (used[seed]) continue;
+    used[seed] = 1;
+    const Triangle& t = tris.x[seed];
+    Face f;
+    f.normal = (t[1] - t[0]).cross(t[2] - t[0]).normalized();
+    f.along = f.normal.dot(d);
+    std::vector<int> ids(tris.ids[seed].begin(), tris.ids[seed].end());
+    f.x.assign(t.begin(), t.end());
+    // Left turn at q (p → q → r) about the normal, relative to the edges' lengths.
+    auto turn = [&](const Vec3& p, const Vec3& q, const Vec3& r) {
+      return (q - p).cross(r - q).dot(f.normal) / ((q - p).norm() * (r - q).norm());
+    };
+    for (size_t e = 0; e < ids.size();) {
+      const size_t n = ids.size(), e1 = (e + 1) % n;
+      const int other = across(ids[e], ids[e1]);
+      bool merged = false;
+      if (other >= 0 && !used[other]) {
+        const auto& v = tris.ids[other];
+        int k = 0;
+        while (v[k] == ids[e] || v[k] == ids[e1]) ++k;
+        const Vec3 c = tris.x[other][k];
+        const Vec3 &a = f.x[e], &b = f.x[e1], &before = f.x[(e + n - 1) % n], &after = f.x[(e1 + 1) % n];
+        const bool same_side = (f.along > 0) == ((tris.x[other][1] - tris.x[other][0])
+                                                      .cross(tris.x[other][2] - tris.x[other][0])
+                                                      .dot(d) > 0);
+        if (same_side && std::abs(f.normal.dot(c - a)) <= flat && turn(before, a, c) >= -1e-9 &&
+            turn(a, c, b) > 1e-9 && turn(c, b, after) >= -1e-9) {
+          ids.insert(ids.begin() + e1, v[k]);
+          f.x.insert(f.x.begin() + e1, c);
+          used[other] = 1;
+          merged = true;
+        }
+      }
+      if (!merged) ++e;  // else look again across the new edge a → c
+    }
+    // Vertices on a straight edge add no plane.
+    for (size_t i = 0; i < f.x.size() && f.x.size() > 3;) {
+      const size_t n = f.x.size();
+      if (std::abs(turn(f.x[(i + n - 1) % n], f.x[i], f.x[(i + 1) % n])) <= 1e-9) f.x.erase(f.x.begin() + i);
+      else ++i;
+    }
+    faces.push_back(std::move(f));
+  }
+  return faces;
 }
 
 // Can no point of solid ∩ box lie inside the plane? min over it of n·x > d, bounded below by the solid's and the box's.
@@ -65,30 +142,31 @@ bool clear_of(const Plane& pl, const ClippableSolid& solid, const Vec3& lo, cons
   return std::max(-solid.support(-pl.n), box_least) > pl.d;
 }
 
-// Does the prism of triangle t (swept along −d, d a unit axis) miss the ball (c, r)? Across d: the ball's least
+// Does the prism of the convex face t (swept along −d, d a unit axis) miss the ball (c, r)? Across d: the ball's least
 // height over the triangle's shadow is at the shadow's point nearest c, where the ball's lower surface is lowest; when
-// the triangle's highest vertex is below that, so is its prism. Exact shadows, conservative heights.
-bool prism_below_ball(const Triangle& t, const Vec3& d, const Vec3& c, double r) {
+// the face's highest vertex is below that, so is its prism. Exact shadows, conservative heights.
+bool prism_below_ball(const std::vector<Vec3>& t, const Vec3& d, const Vec3& c, double r) {
   int k;
   d.cwiseAbs().maxCoeff(&k);
   const int i = (k + 1) % 3, j = (k + 2) % 3;
   const Eigen::Vector2d p(c[i], c[j]);
-  std::array<Eigen::Vector2d, 3> v;
-  for (int e = 0; e < 3; ++e) v[e] = Eigen::Vector2d(t[e][i], t[e][j]);
-  // The distance from p to the shadow: 0 inside it, else to its nearest edge.
-  const double area = (v[1] - v[0]).x() * (v[2] - v[0]).y() - (v[1] - v[0]).y() * (v[2] - v[0]).x();
+  const size_t n = t.size();
+  auto shadow = [&](size_t e) { return Eigen::Vector2d(t[e % n][i], t[e % n][j]); };
+  // The distance from p to the (convex) shadow: 0 inside it, else to its nearest edge.
+  const Eigen::Vector2d v0 = shadow(0), v1 = shadow(1), v2 = shadow(2);
+  const double area = (v1 - v0).x() * (v2 - v0).y() - (v1 - v0).y() * (v2 - v0).x();
   bool inside = true;
-  double rho2 = 1e300;
-  for (int e = 0; e < 3; ++e) {
-    const Eigen::Vector2d a = v[e], b = v[(e + 1) % 3], ab = b - a;
+  double rho2 = 1e300, top = -1e300;
+  for (size_t e = 0; e < n; ++e) {
+    const Eigen::Vector2d a = shadow(e), b = shadow(e + 1), ab = b - a;
     const double side = ab.x() * (p - a).y() - ab.y() * (p - a).x();
     if (side * area < 0) inside = false;
     const double s = std::clamp(ab.dot(p - a) / std::max(ab.squaredNorm(), 1e-300), 0.0, 1.0);
     rho2 = std::min(rho2, (a + s * ab - p).squaredNorm());
+    top = std::max(top, d.dot(t[e]));
   }
   if (inside) rho2 = 0;
   if (rho2 >= r * r) return true;
-  const double top = std::max({d.dot(t[0]), d.dot(t[1]), d.dot(t[2])});
   return top <= d.dot(c) - std::sqrt(r * r - rho2);
 }
 
@@ -104,7 +182,7 @@ RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, c
     if (solid.support(-Vec3::Unit(k)) > -lo[k]) base.push_back({-Vec3::Unit(k), -lo[k]});
   }
   int reached = 0;
-  std::vector<Triangle> tris = triangles_in_box(mesh, mesh_pose, lo, hi, eps, reached);
+  BoxTriangles tris = triangles_in_box(mesh, mesh_pose, lo, hi, eps, reached);
   // The ray's direction: the axis nearest the mesh's outward normal at the point closest to the solid's centre, so
   // that prisms reach the solid mostly where it is in the mesh.
   Vec3 centre = solid.ball_centre, half;
@@ -151,29 +229,31 @@ RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, c
   if (top_inside) add(solid.clipped(base), 1.0);  // every ray starts inside: +1 on the whole box
   std::vector<Plane> clip = base;
   const double far = d.dot(d.sum() > 0 ? lo : hi);  // the box's least height along d
-  std::vector<Vec3> hull(6);
-  for (const Triangle& t : tris) {
-    const Vec3 n = (t[1] - t[0]).cross(t[2] - t[0]);
-    const double along = n.dot(d);
-    if (!(std::abs(along) > 1e-12 * n.norm())) continue;  // parallel to the rays: a prism of no volume
-    const double sign = along > 0 ? 1.0 : -1.0;  // the ray leaves the mesh through t: +1; enters: −1
-    // The prism: below t's plane (against d) and inside the planes through its edges along d.
-    std::array<Plane, 4> prism;
-    const Vec3 u = sign * n.normalized();
-    prism[0] = {u, u.dot(t[0])};
-    for (int e = 0; e < 3; ++e) {
-      const Vec3 &p = t[e], &q = t[(e + 1) % 3], &r = t[(e + 2) % 3];
+  std::vector<Plane> prism;
+  std::vector<Vec3> hull;
+  // Coplanar within 1e-12 of the mesh's size (a file's 12 digits): V moves by at most the faces' area in the solid
+  // times that, ~1e-13 m.
+  for (const Face& f : merge_coplanar(tris, d, 1e-12 * (mesh.hi - mesh.lo).norm())) {
+    if (!(std::abs(f.along) > 1e-12)) continue;  // parallel to the rays: a prism of no volume
+    const double sign = f.along > 0 ? 1.0 : -1.0;  // the ray leaves the mesh through f: +1; enters: −1
+    // The prism: below f's plane (against d) and inside the planes through its edges along d.
+    const size_t n = f.x.size();
+    const Vec3 u = sign * f.normal, middle = std::accumulate(f.x.begin(), f.x.end(), Vec3(Vec3::Zero())) / n;
+    prism.assign(1, Plane{u, u.dot(f.x[0])});
+    for (size_t e = 0; e < n; ++e) {
+      const Vec3 &p = f.x[e], &q = f.x[(e + 1) % n];
       Vec3 m = (q - p).cross(d).normalized();
-      if (m.dot(r - p) > 0) m = -m;
-      prism[e + 1] = {m, m.dot(p)};
+      if (m.dot(middle - p) > 0) m = -m;
+      prism.push_back({m, m.dot(p)});
     }
-    bool clear = prism_below_ball(t, d, centre, radius);
+    bool clear = prism_below_ball(f.x, d, centre, radius);
     for (const Plane& pl : prism) clear = clear || clear_of(pl, solid, lo, hi);
     if (clear) continue;
     // Planes one at a time pass most prisms under a ring contact whose clip is empty (a capsule's: 115 of 118, each
     // a slicing): a plane found by GJK between the prism, cut at the box's far face, and the solid skips them.
     if (solid.support_point) {
-      for (int e = 0; e < 3; ++e) hull[e] = t[e], hull[e + 3] = t[e] - (d.dot(t[e]) - far) * d;
+      hull = f.x;
+      for (const Vec3& x : f.x) hull.push_back(x - (d.dot(x) - far) * d);
       if (polytope_apart(hull, solid.support, solid.support_point)) continue;
     }
     clip.resize(base.size());
