@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "geometry/hulls_apart.h"
@@ -15,56 +16,11 @@ namespace {
 // A triangle of the mesh in the query frame.
 using Triangle = std::array<Vec3, 3>;
 
-// The faces of the box [lo, hi] that the triangle's part in the box reaches (within eps), as bits 2k (x_k = hi_k) and
-// 2k + 1 (x_k = lo_k); -1 when the triangle misses the box. Sutherland–Hodgman clipping against the six faces.
-int box_faces_reached(const Triangle& t, const Vec3& lo, const Vec3& hi, double eps) {
-  std::array<Vec3, 9> poly{t[0], t[1], t[2]}, next;
-  int n = 3;
-  for (int face = 0; face < 6 && n > 0; ++face) {
-    const int k = face / 2;
-    const double s = face % 2 == 0 ? 1.0 : -1.0, bound = face % 2 == 0 ? hi[k] : -lo[k];
-    int m = 0;
-    for (int i = 0; i < n; ++i) {
-      const Vec3 &p = poly[i], &q = poly[(i + 1) % n];
-      const double fp = s * p[k] - bound, fq = s * q[k] - bound;
-      if (fp <= 0) next[m++] = p;
-      if ((fp < 0 && fq > 0) || (fp > 0 && fq < 0)) next[m++] = p + (q - p) * (fp / (fp - fq));
-    }
-    poly = next;
-    n = m;
-  }
-  if (n < 3) return -1;
-  int reached = 0;
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < 3; ++k) {
-      if (poly[i][k] >= hi[k] - eps) reached |= 1 << (2 * k);
-      if (poly[i][k] <= lo[k] + eps) reached |= 1 << (2 * k + 1);
-    }
-  return reached;
-}
-
-// The triangles (query frame) that meet the box, with their vertices' indices in the mesh, and the faces they reach
-// between them.
+// Triangles of the mesh in the query frame, with their vertices' indices in the mesh.
 struct BoxTriangles {
   std::vector<Triangle> x;
   std::vector<std::array<int, 3>> ids;
 };
-BoxTriangles triangles_in_box(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
-                              double eps, int& faces_reached) {
-  BoxTriangles out;
-  faces_reached = 0;
-  for (int k : mesh_triangles_near_box(mesh, mesh_pose, lo, hi)) {
-    const auto& v = mesh.triangles[k];
-    const Triangle t{mesh_pose.apply(mesh.vertices[v[0]]), mesh_pose.apply(mesh.vertices[v[1]]),
-                     mesh_pose.apply(mesh.vertices[v[2]])};
-    const int reached = box_faces_reached(t, lo, hi, eps);
-    if (reached < 0) continue;
-    faces_reached |= reached;
-    out.x.push_back(t);
-    out.ids.push_back(v);
-  }
-  return out;
-}
 
 // A convex, planar polygon of the mesh's surface (counter-clockwise about its outward normal): one prism for what
 // would be several triangles' prisms.
@@ -77,26 +33,32 @@ struct Face {
 // The triangles merged into convex faces across shared edges, where the third vertex lies within `flat` of the face's
 // plane and the face stays convex (a tessellated surface of revolution: its quads; a CAD part's flat faces: fans).
 // Greedy in the triangles' order, so the same triangles give the same faces.
-std::vector<Face> merge_coplanar(const BoxTriangles& tris, const Vec3& d, double flat) {
-  // Each directed edge (a, b) of a triangle, to find the triangle across it (which runs b → a).
-  std::vector<std::pair<std::pair<int, int>, int>> edges;
+// Scratch reused across queries (a query merges hundreds of triangles): `faces` keeps its polygons' storage.
+size_t merge_coplanar(const BoxTriangles& tris, const Vec3& d, double flat, std::vector<Face>& faces) {
+  // Each directed edge a → b of a triangle, keyed a·2³² + b, to find the triangle across it (which runs b → a).
+  thread_local std::vector<std::pair<uint64_t, int>> edges;
+  thread_local std::vector<char> used;
+  thread_local std::vector<int> ids;
+  auto key = [](int a, int b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); };
+  edges.clear();
   for (size_t i = 0; i < tris.ids.size(); ++i)
-    for (int e = 0; e < 3; ++e) edges.push_back({{tris.ids[i][e], tris.ids[i][(e + 1) % 3]}, static_cast<int>(i)});
+    for (int e = 0; e < 3; ++e) edges.push_back({key(tris.ids[i][e], tris.ids[i][(e + 1) % 3]), static_cast<int>(i)});
   std::sort(edges.begin(), edges.end());
   auto across = [&](int a, int b) {  // the triangle holding the directed edge b → a, or −1
-    const auto it = std::lower_bound(edges.begin(), edges.end(), std::make_pair(std::make_pair(b, a), -1));
-    return it != edges.end() && it->first == std::make_pair(b, a) ? it->second : -1;
+    const auto it = std::lower_bound(edges.begin(), edges.end(), std::make_pair(key(b, a), -1));
+    return it != edges.end() && it->first == key(b, a) ? it->second : -1;
   };
-  std::vector<char> used(tris.ids.size(), 0);
-  std::vector<Face> faces;
+  used.assign(tris.ids.size(), 0);
+  size_t count = 0;
   for (size_t seed = 0; seed < tris.ids.size(); ++seed) {
     if (used[seed]) continue;
     used[seed] = 1;
     const Triangle& t = tris.x[seed];
-    Face f;
+    if (count == faces.size()) faces.emplace_back();
+    Face& f = faces[count++];
     f.normal = (t[1] - t[0]).cross(t[2] - t[0]).normalized();
     f.along = f.normal.dot(d);
-    std::vector<int> ids(tris.ids[seed].begin(), tris.ids[seed].end());
+    ids.assign(tris.ids[seed].begin(), tris.ids[seed].end());
     f.x.assign(t.begin(), t.end());
     // Left turn at q (p → q → r) about the normal, relative to the edges' lengths.
     auto turn = [&](const Vec3& p, const Vec3& q, const Vec3& r) {
@@ -131,9 +93,8 @@ std::vector<Face> merge_coplanar(const BoxTriangles& tris, const Vec3& d, double
       if (std::abs(turn(f.x[(i + n - 1) % n], f.x[i], f.x[(i + 1) % n])) <= 1e-9) f.x.erase(f.x.begin() + i);
       else ++i;
     }
-    faces.push_back(std::move(f));
   }
-  return faces;
+  return count;
 }
 
 // Can no point of solid ∩ box lie inside the plane? min over it of n·x > d, bounded below by the solid's and the box's.
@@ -174,15 +135,12 @@ bool prism_below_ball(const std::vector<Vec3>& t, const Vec3& d, const Vec3& c, 
 
 RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
                               const std::vector<Plane>& planes, const ClippableSolid& solid) {
-  const double eps = 1e-12 * (mesh.hi - mesh.lo).norm();
   // The solid is clipped by the box's faces that cut it and by every plane: prisms add only their four.
   std::vector<Plane> base = planes;
   for (int k = 0; k < 3; ++k) {
     if (solid.support(Vec3::Unit(k)) > hi[k]) base.push_back({Vec3::Unit(k), hi[k]});
     if (solid.support(-Vec3::Unit(k)) > -lo[k]) base.push_back({-Vec3::Unit(k), -lo[k]});
   }
-  int reached = 0;
-  BoxTriangles tris = triangles_in_box(mesh, mesh_pose, lo, hi, eps, reached);
   // The ray's direction: the axis nearest the mesh's outward normal at the point closest to the solid's centre, so
   // that prisms reach the solid mostly where it is in the mesh.
   Vec3 centre = solid.ball_centre, half;
@@ -195,45 +153,46 @@ RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, c
     radius = half.norm();
   }
   const Vec3 toward = mesh_pose.rotation * mesh_closest(mesh, mesh_pose.apply_inverse(centre)).gradient;
-  // The rays run along that axis to the box's face. Where a triangle reaches that face, the box is extended past the
-  // mesh's bounds there: the face beyond the mesh is outside it.
   int k;
   toward.cwiseAbs().maxCoeff(&k);
-  const int face = toward[k] >= 0 ? 2 * k : 2 * k + 1;
-  bool top_inside = false;
-  if (!(reached & (1 << face))) {
-    // No triangle reaches the face: it lies wholly inside the mesh or wholly outside.
-    Vec3 x = 0.5 * (lo + hi);
-    x[k] = face % 2 == 0 ? hi[k] : lo[k];
-    top_inside = mesh_closest(mesh, mesh_pose.apply_inverse(x)).distance < 0;
-  } else {
-    Vec3 mlo = Vec3::Constant(1e300), mhi = Vec3::Constant(-1e300);
-    for (int c = 0; c < 8; ++c) {
-      const Vec3 corner((c & 1) ? mesh.hi.x() : mesh.lo.x(), (c & 2) ? mesh.hi.y() : mesh.lo.y(),
-                        (c & 4) ? mesh.hi.z() : mesh.lo.z());
-      const Vec3 w = mesh_pose.apply(corner);
-      mlo = mlo.cwiseMin(w), mhi = mhi.cwiseMax(w);
-    }
-    Vec3 elo = lo, ehi = hi;
-    const double margin = 1e-6 * (mhi - mlo).norm();
-    if (face % 2 == 0) ehi[k] = std::max(hi[k], mhi[k] + margin);
-    else elo[k] = std::min(lo[k], mlo[k] - margin);
-    tris = triangles_in_box(mesh, mesh_pose, elo, ehi, eps, reached);
+  const Vec3 d = (toward[k] >= 0 ? 1.0 : -1.0) * Vec3::Unit(k);
+  // The rays run along d to beyond the mesh, where they are outside it, so the triangles that count are those whose
+  // prisms can reach the box: those in the box extended along d past the mesh's bounds. A superset is harmless (a
+  // prism clear of the box clips to nothing), so the hierarchy's candidates are taken as they are.
+  Vec3 mlo = Vec3::Constant(1e300), mhi = Vec3::Constant(-1e300);
+  for (int c = 0; c < 8; ++c) {
+    const Vec3 corner((c & 1) ? mesh.hi.x() : mesh.lo.x(), (c & 2) ? mesh.hi.y() : mesh.lo.y(),
+                      (c & 4) ? mesh.hi.z() : mesh.lo.z());
+    const Vec3 w = mesh_pose.apply(corner);
+    mlo = mlo.cwiseMin(w), mhi = mhi.cwiseMax(w);
   }
-  const Vec3 d = (face % 2 == 0 ? 1.0 : -1.0) * Vec3::Unit(face / 2);
+  Vec3 elo = lo, ehi = hi;
+  const double margin = 1e-6 * (mhi - mlo).norm();
+  if (d[k] > 0) ehi[k] = std::max(hi[k], mhi[k] + margin);
+  else elo[k] = std::min(lo[k], mlo[k] - margin);
+  thread_local BoxTriangles tris;  // scratch, as the faces below
+  tris.x.clear(), tris.ids.clear();
+  for (const int t : mesh_triangles_near_box(mesh, mesh_pose, elo, ehi)) {
+    const auto& v = mesh.triangles[t];
+    tris.x.push_back({mesh_pose.apply(mesh.vertices[v[0]]), mesh_pose.apply(mesh.vertices[v[1]]),
+                      mesh_pose.apply(mesh.vertices[v[2]])});
+    tris.ids.push_back(v);
+  }
 
   RawMoments sum;
   auto add = [&](const RawMoments& m, double sign) {
     sum.m0 += sign * m.m0, sum.m1 += sign * m.m1, sum.m2 += sign * m.m2;
   };
-  if (top_inside) add(solid.clipped(base), 1.0);  // every ray starts inside: +1 on the whole box
   std::vector<Plane> clip = base;
   const double far = d.dot(d.sum() > 0 ? lo : hi);  // the box's least height along d
   std::vector<Plane> prism;
   std::vector<Vec3> hull;
   // Coplanar within 1e-12 of the mesh's size (a file's 12 digits): V moves by at most the faces' area in the solid
   // times that, ~1e-13 m.
-  for (const Face& f : merge_coplanar(tris, d, 1e-12 * (mesh.hi - mesh.lo).norm())) {
+  thread_local std::vector<Face> faces;
+  const size_t count = merge_coplanar(tris, d, 1e-12 * (mesh.hi - mesh.lo).norm(), faces);
+  for (size_t i = 0; i < count; ++i) {
+    const Face& f = faces[i];
     if (!(std::abs(f.along) > 1e-12)) continue;  // parallel to the rays: a prism of no volume
     const double sign = f.along > 0 ? 1.0 : -1.0;  // the ray leaves the mesh through f: +1; enters: −1
     // The prism: below f's plane (against d) and inside the planes through its edges along d.
