@@ -17,7 +17,7 @@ namespace {
 using Triangle = std::array<Vec3, 3>;
 
 // Triangles of the mesh in the query frame, with their vertices' indices in the mesh.
-struct BoxTriangles {
+struct MeshTriangles {
   std::vector<Triangle> x;
   std::vector<std::array<int, 3>> ids;
 };
@@ -32,14 +32,16 @@ struct Face {
 
 // The triangles merged into convex faces across shared edges, where the third vertex lies within `flat` of the face's
 // plane and the face stays convex (a tessellated surface of revolution: its quads; a CAD part's flat faces: fans).
-// Greedy in the triangles' order, so the same triangles give the same faces.
-// Scratch reused across queries (a query merges hundreds of triangles): `faces` keeps its polygons' storage.
-size_t merge_coplanar(const BoxTriangles& tris, const Vec3& d, double flat, std::vector<Face>& faces) {
+// Greedy in the triangles' order, so the same triangles give the same faces. Returns how many of `faces` it filled:
+// they are scratch reused across queries (hundreds of triangles a query), and keep their polygons' storage.
+size_t merge_coplanar(const MeshTriangles& tris, const Vec3& d, double flat, std::vector<Face>& faces) {
   // Each directed edge a → b of a triangle, keyed a·2³² + b, to find the triangle across it (which runs b → a).
   thread_local std::vector<std::pair<uint64_t, int>> edges;
   thread_local std::vector<char> used;
   thread_local std::vector<int> ids;
-  auto key = [](int a, int b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); };
+  auto key = [](int a, int b) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+  };
   edges.clear();
   for (size_t i = 0; i < tris.ids.size(); ++i)
     for (int e = 0; e < 3; ++e) edges.push_back({key(tris.ids[i][e], tris.ids[i][(e + 1) % 3]), static_cast<int>(i)});
@@ -104,7 +106,7 @@ bool clear_of(const Plane& pl, const ClippableSolid& solid, const Vec3& lo, cons
 }
 
 // Does the prism of the convex face t (swept along −d, d a unit axis) miss the ball (c, r)? Across d: the ball's least
-// height over the triangle's shadow is at the shadow's point nearest c, where the ball's lower surface is lowest; when
+// height over the face's shadow is at the shadow's point nearest c, where the ball's lower surface is lowest; when
 // the face's highest vertex is below that, so is its prism. Exact shadows, conservative heights.
 bool prism_below_ball(const std::vector<Vec3>& t, const Vec3& d, const Vec3& c, double r) {
   int k;
@@ -135,7 +137,7 @@ bool prism_below_ball(const std::vector<Vec3>& t, const Vec3& d, const Vec3& c, 
 
 RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
                               const std::vector<Plane>& planes, const ClippableSolid& solid) {
-  // The solid is clipped by the box's faces that cut it and by every plane: prisms add only their four.
+  // The solid is clipped by the box's faces that cut it and by every plane: each prism adds its own.
   std::vector<Plane> base = planes;
   for (int k = 0; k < 3; ++k) {
     if (solid.support(Vec3::Unit(k)) > hi[k]) base.push_back({Vec3::Unit(k), hi[k]});
@@ -170,7 +172,7 @@ RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, c
   const double margin = 1e-6 * (mhi - mlo).norm();
   if (d[k] > 0) ehi[k] = std::max(hi[k], mhi[k] + margin);
   else elo[k] = std::min(lo[k], mlo[k] - margin);
-  thread_local BoxTriangles tris;  // scratch, as the faces below
+  thread_local MeshTriangles tris;  // scratch, as the faces are
   tris.x.clear(), tris.ids.clear();
   for (const int t : mesh_triangles_near_box(mesh, mesh_pose, elo, ehi)) {
     const auto& v = mesh.triangles[t];

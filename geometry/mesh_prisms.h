@@ -4,11 +4,12 @@
 // A ray from a point x along a direction d leaves a closed, outward-oriented mesh once more than it enters it when x
 // is inside, and as often as it enters when x is outside. So the mesh's indicator is Σ_f sign(n_f·d) [x ∈ prism_f],
 // where prism_f, the points whose ray meets triangle f, is the triangle swept along −d: below its plane and inside the
-// three planes through its edges along d. In a box B, with d across one of B's faces that no triangle reaches, only
-// the triangles that meet B count, plus the indicator on that face (constant over it, read at one point). The solid's
-// part in B and in the mesh is then a signed sum over those triangles of the solid clipped by four more planes: each
-// term is a closed form (geometry/primitive_planes.h, the ball's caps), so the sum is exact to their accuracy and
-// smooth in the poses. Only the triangles whose prisms can reach the solid are clipped (its support function).
+// three planes through its edges along d. In a box B, only the triangles in B extended along d past the mesh count
+// (beyond the mesh every ray is outside it). Coplanar neighbours are merged into convex faces, whose prisms are the
+// unions of theirs. The solid's part in B and in the mesh is then a signed sum over the faces of the solid clipped by
+// a face's planes: each term is a closed form (geometry/primitive_planes.h, the ball's caps), so the sum is exact to
+// their accuracy and smooth in the poses. Only the faces whose prisms can reach the solid are clipped (its support
+// function, then GJK).
 #pragma once
 #include <functional>
 #include <vector>
@@ -30,9 +31,7 @@ struct ClippableSolid {
 };
 
 // Raw moments (about the query frame's origin) of solid ∩ mesh ∩ box [lo, hi] ∩ every plane, the mesh placed by
-// mesh_pose (its primitive frame in the query frame), everything else given in the query frame. Where a triangle reaches
-// the box's face across the rays' axis, the box is extended along that axis past the mesh's bounds (more triangles,
-// the same answer).
+// mesh_pose (its primitive frame in the query frame), everything else given in the query frame.
 RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
                               const std::vector<Plane>& planes, const ClippableSolid& solid);
 
