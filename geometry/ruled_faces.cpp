@@ -645,10 +645,10 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
                              : mode == 3 ? ends0[c1].hi - ends0[c0].hi
                                          : 0.0);
   auto value = [&](const Eval& e, const std::vector<Chord>& at) {
-    double v;
+    double v = 0;  // mode 0 reads no chord end (c0, c1 may be −1): the state's sign below
     if (mode == 1) v = s0 * Problem::edge_value(e, sc, inner.arg_lo == inner.arg_hi);
     else if (mode == 2) v = Problem::saturated(at[c0].lo - at[c1].lo, sc);
-    else v = Problem::saturated(at[c1].hi - at[c0].hi, sc);
+    else if (mode == 3) v = Problem::saturated(at[c1].hi - at[c0].hi, sc);
     if (!std::isfinite(v) || mode == 0) v = e.sig() == sig0 ? 1.0 : -1.0;
     return v;
   };
