@@ -1,8 +1,8 @@
 // Curved solids against a non-convex mesh (issue 17; geometry/mesh_prisms.h): a ball, a cylinder on its side, a cone
-// tip down, a tilted capsule and a tilted ellipsoid in benchmarks/meshes/bowl_1000.obj (a torus stays on the column
-// engine, seconds a query, so it is not here), on the bowl's axis and off it (x = 0, 0.012, 0.025 m), lowered until
-// V = 1e-10, 1e-8, 1e-7 m³. Per pose: the median and largest of 15 timed queries, and V against exact rays cast in a
-// turned frame (tests/geometry_support.h's mesh_solid_by_rays), 1 500² over the contact found by a coarse pass. With
+// tip down, a tilted capsule, a tilted ellipsoid and a tilted torus in benchmarks/meshes/bowl_1000.obj, on the bowl's
+// axis and off it (x = 0, 0.012, 0.025 m), lowered until V = 1e-10, 1e-8, 1e-7 m³. Per pose: the median and largest
+// of 15 timed queries, and V against exact rays cast in a turned frame (tests/geometry_support.h's
+// mesh_solid_by_rays), 1 500² over the contact found by a coarse pass. With
 // --column, the column engine (tolerance 1e-3) once per pose as well: what these pairs cost before 2026-11-28.
 // Usage: bench_solid_in_bowl [--column]
 #include <algorithm>
@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
       {"capsule", make_cell({rod(PrimitiveKind::Capsule, 0.012, 0.04)}),
        Quat(Eigen::AngleAxisd(1.2, Vec3(0.3, 1, 0).normalized())), 0.037},
       {"ellipsoid", make_cell({ellipsoid(Vec3(0.025, 0.02, 0.015))}),
-       Quat(Eigen::AngleAxisd(0.4, Vec3(1, 0.5, 0).normalized())), 0.032}};
+       Quat(Eigen::AngleAxisd(0.4, Vec3(1, 0.5, 0).normalized())), 0.032},
+      {"torus", make_cell({torus(0.02, 0.006)}), Quat(Eigen::AngleAxisd(0.5, Vec3(1, 0.3, 0).normalized())), 0.028}};
   std::printf("| solid | x (m) | V (m³) | µs per query, median of 15 | largest | V − V_rays, relative | path |%s\n",
               column ? " column engine, µs | its error |" : "");
   std::printf("|---|---|---|---|---|---|---|%s\n", column ? "---|---|" : "");

@@ -235,11 +235,8 @@ std::optional<RawMoments> direct_moments(const CellPrimitives& A, const Pose& po
       return solid_planes_moments(other, all);
     }
     // A solid against a mesh that is not convex: signed prisms of the mesh's triangles (geometry/mesh_prisms.h).
-    // Not a torus: its clip by planes finds its break angles by sampling, and over a prism's planes it moved V by up
-    // to 2 % from one frame to another (docs/geometry.md).
     for (int k = 0; k < 2; ++k) {
       if (!is_mesh(solids[k]) || is_mesh(solids[1 - k])) continue;
-      if (solids[1 - k].prim->primitive.kind == PrimitiveKind::Torus) break;
       const Placed& other = solids[1 - k];
       const lines::Placed support_form =
           lines::place(*other.prim, other.pose.compose(other.prim->primitive.pose.inverse()), Pose{});
@@ -251,6 +248,10 @@ std::optional<RawMoments> direct_moments(const CellPrimitives& A, const Pose& po
                                         : solid_planes_moments(other, clip);
                            }};
       if (is_sphere(other)) solid.ball_centre = other.pose.position, solid.ball_radius = other.prim->primitive.radius;
+      if (other.prim->primitive.kind == PrimitiveKind::Torus) {
+        const Primitive& t = other.prim->primitive;
+        solid.ball_centre = other.pose.position, solid.ball_radius = t.major_radius + t.minor_radius;
+      }
       return mesh_prism_moments(*solids[k].prim->mesh, solids[k].pose, lo, hi, planes, solid);
     }
     const Placed *x = &solids[0], *y = &solids[1];

@@ -35,7 +35,9 @@ RawMoments ellipsoid_planes_moments(const Vec3& c, const Mat3& rotation, const V
 
 // A ring torus (major > minor > 0) centred at c with its symmetry axis along the unit vector `axis`, clipped
 // by every plane: a one-dimensional integral around the ring of the meridian disc clipped by lines (weight ρ,
-// the distance from the axis), summed by Gauss–Legendre between the angles where a line is tangent to the disc.
+// the distance from the axis), summed by Gauss–Legendre between the angles where the clipped disc changes shape (a
+// line tangent to the disc, two lines' vertex on the circle or on a third line: zeros of trigonometric polynomials
+// of degree 2, found exactly).
 RawMoments torus_planes_moments(const Vec3& c, const Vec3& axis, double major, double minor,
                                 const std::vector<Plane>& planes);
 

@@ -3,7 +3,6 @@
 // Gauss–Legendre quadrature between the angles where a disc's shape changes.
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 #include "geometry/disc_slices.h"
 #include "geometry/primitive_planes.h"
@@ -65,120 +64,170 @@ struct Ring {
   double n1, n2, n3, delta;
 };
 
-// The angles around the ring where the clipped meridian disc changes shape (sorted, from −π to π): the quadrature
-// of torus_planes_moments integrates smoothly between them.
-std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, double r) {
-  // Angles where a plane's line is tangent to the meridian circle: (δ − αR)² = r²(α² + n3²), a quadratic in α,
-  // with α = K cos(θ − θ0).
-  std::vector<double> breaks{-M_PI, M_PI};
-  for (const Ring& g : rings) {
-    const double K = std::hypot(g.n1, g.n2), theta0 = std::atan2(g.n2, g.n1);
-    if (K < 1e-12) continue;
-    std::vector<double> alphas;
-    add_roots(R * R - r * r, -g.delta * R, g.delta * g.delta - r * r * g.n3 * g.n3, -K, K, alphas);
-    for (const double al : alphas)
-      for (const double sgn : {1.0, -1.0}) {
-        double t = theta0 + sgn * std::acos(std::clamp(al / K, -1.0, 1.0));
-        while (t > M_PI) t -= 2 * M_PI;
-        while (t < -M_PI) t += 2 * M_PI;
-        breaks.push_back(t);
-      }
+// k + c1 cos θ + s1 sin θ: a plane's line coefficients in the meridian disc at θ are of this form.
+struct Trig1 {
+  double k = 0, c = 0, s = 0;
+};
+
+// k + c1 cos θ + s1 sin θ + c2 cos 2θ + s2 sin 2θ: where two lines' vertex meets the circle or a third line.
+struct Trig2 {
+  double k = 0, c1 = 0, s1 = 0, c2 = 0, s2 = 0;
+  double operator()(double t) const {
+    return k + c1 * std::cos(t) + s1 * std::sin(t) + c2 * std::cos(2 * t) + s2 * std::sin(2 * t);
   }
-  // With several cutting planes (a torus over a table's edge), the angles where the vertex of two lines crosses
-  // the circle or a third line: sign changes of those functions of θ, sampled at 32 angles in each panel between
-  // the tangencies above and bisected. Per panel, not over the whole turn: a small lens at a box's edge spans a few
-  // hundredths of a radian, and 256 angles around the turn stepped over both of its vertex crossings (a torus 1e-9
-  // m³ into a box's edge 3.5e-3 high, 2e-7 m³ into another 5.2 % high, against exact chords on a 2000² grid).
-  if (rings.size() >= 2) {
-    std::sort(breaks.begin(), breaks.end());
-    const std::vector<double> panels = breaks;
-    const size_t nr = rings.size();
-    auto line_at = [&](const Ring& g, double ct, double st, Vec2& n, double& b) {
-      n = Vec2(g.n1 * ct + g.n2 * st, g.n3);
-      b = g.delta - n.x() * R;
-    };
-    // The vertex of lines i and j at θ (false where they are parallel).
-    auto vertex = [&](size_t i, size_t j, double ct, double st, Vec2& v) {
-      Vec2 ni, nj;
-      double bi, bj;
-      line_at(rings[i], ct, st, ni, bi);
-      line_at(rings[j], ct, st, nj, bj);
-      const double det = ni.x() * nj.y() - ni.y() * nj.x();
-      if (std::abs(det) < 1e-12) return false;
-      v = Vec2(bi * nj.y() - bj * ni.y(), ni.x() * bj - nj.x() * bi) / det;
-      return true;
-    };
-    // A sign change of f between two samples, refined by false position (Illinois) to 1e-14 rad: a break misplaced by
-    // δ moves V by ~δ², and bisection to rounding took 60 steps a root.
-    auto refine = [](const std::function<double(double)>& f, double lo, double flo, double hi, double fhi) {
-      int side = 0;
-      for (int it = 0; it < 100 && hi - lo > 1e-14; ++it) {
-        double m = (lo * fhi - hi * flo) / (fhi - flo);
-        if (!(m > lo && m < hi)) m = 0.5 * (lo + hi);
-        const double fm = f(m);
-        if (!std::isfinite(fm) || fm == 0) return m;
-        if ((fm < 0) == (flo < 0)) {
-          lo = m, flo = fm;
-          if (side == -1) fhi *= 0.5;
-          side = -1;
-        } else {
-          hi = m, fhi = fm;
-          if (side == 1) flo *= 0.5;
-          side = 1;
-        }
-      }
-      return 0.5 * (lo + hi);
-    };
-    constexpr int N = 32;
-    std::vector<double> ts(N + 1), cs(N + 1), ss(N + 1), fc(N + 1), fm(N + 1);
-    std::vector<Vec2> vs(N + 1);
-    std::vector<char> has(N + 1);
-    for (size_t p = 0; p + 1 < panels.size(); ++p) {
-      const double from = panels[p], step = (panels[p + 1] - panels[p]) / N;
-      if (!(step > 0)) continue;
-      for (int k = 0; k <= N; ++k) {  // the samples' angles, shared by every function below
-        ts[k] = k == N ? panels[p + 1] : from + step * k;
-        cs[k] = std::cos(ts[k]), ss[k] = std::sin(ts[k]);
-      }
-      for (size_t i = 0; i < nr; ++i)
-        for (size_t j = i + 1; j < nr; ++j) {
-          for (int k = 0; k <= N; ++k) {
-            has[k] = vertex(i, j, cs[k], ss[k], vs[k]);
-            fc[k] = has[k] ? vs[k].squaredNorm() - r * r : std::nan("");
-          }
-          auto circle = [&](double t) {
-            Vec2 v;
-            return vertex(i, j, std::cos(t), std::sin(t), v) ? v.squaredNorm() - r * r : std::nan("");
-          };
-          for (int k = 1; k <= N; ++k)
-            if (std::isfinite(fc[k - 1]) && std::isfinite(fc[k]) && (fc[k - 1] < 0) != (fc[k] < 0))
-              breaks.push_back(refine(circle, ts[k - 1], fc[k - 1], ts[k], fc[k]));
-          for (size_t m = 0; m < nr; ++m) {
-            if (m == i || m == j) continue;
-            auto crossing = [&](double t) {
-              Vec2 v, n;
-              double b;
-              const double ct = std::cos(t), st = std::sin(t);
-              if (!vertex(i, j, ct, st, v)) return std::nan("");
-              line_at(rings[m], ct, st, n, b);
-              return n.dot(v) - b;
-            };
-            for (int k = 0; k <= N; ++k) {
-              Vec2 n;
-              double b;
-              line_at(rings[m], cs[k], ss[k], n, b);
-              fm[k] = has[k] ? n.dot(vs[k]) - b : std::nan("");
-            }
-            // Every crossing, the vertex inside the disc or not: dropping those outside it (where the clipped disc
-            // keeps its shape) moved V by up to 1e-6 on random poses at a box's edge, the breaks also splitting the
-            // Gauss–Legendre pieces.
-            for (int k = 1; k <= N; ++k)
-              if (std::isfinite(fm[k - 1]) && std::isfinite(fm[k]) && (fm[k - 1] < 0) != (fm[k] < 0))
-                breaks.push_back(refine(crossing, ts[k - 1], fm[k - 1], ts[k], fm[k]));
-          }
-        }
+  Trig2& operator+=(const Trig2& o) {
+    k += o.k, c1 += o.c1, s1 += o.s1, c2 += o.c2, s2 += o.s2;
+    return *this;
+  }
+};
+
+// f g, with cos² = (1 + cos 2θ)/2, sin² = (1 − cos 2θ)/2, sin cos = sin 2θ / 2.
+Trig2 product(const Trig1& f, const Trig1& g) {
+  return {f.k * g.k + 0.5 * (f.c * g.c + f.s * g.s), f.k * g.c + g.k * f.c, f.k * g.s + g.k * f.s,
+          0.5 * (f.c * g.c - f.s * g.s), 0.5 * (f.c * g.s + f.s * g.c)};
+}
+
+// The real roots of the cubic x³ + b x² + c x + d, sorted, into x; returns how many (1 or 3).
+int cubic_roots(double b, double c, double d, double x[3]) {
+  // x = y − b/3: y³ + p y + q = 0.
+  const double shift = b / 3, p = c - b * shift, q = d - c * shift + 2 * shift * shift * shift;
+  int n = 0;
+  const double D = 0.25 * q * q + p * p * p / 27;
+  if (D < 0) {  // three real roots (p < 0): trigonometric form
+    const double m = 2 * std::sqrt(-p / 3), th = std::acos(std::clamp(3 * q / (p * m), -1.0, 1.0)) / 3;
+    for (int k = 0; k < 3; ++k) x[n++] = m * std::cos(th - 2 * M_PI * k / 3);
+  } else {  // one: Cardano in the cancellation-free form
+    const double A = -std::copysign(std::cbrt(std::abs(q) * 0.5 + std::sqrt(D)), q);
+    x[n++] = A == 0 ? 0.0 : A - p / (3 * A);
+  }
+  for (int k = 0; k < n; ++k) {  // Newton polishes the closed form; back to x
+    for (int it = 0; it < 2; ++it) {
+      const double y = x[k], s = 3 * y * y + p;
+      if (s != 0) x[k] = y - (y * (y * y + p) + q) / s;
     }
+    x[k] -= shift;
   }
+  std::sort(x, x + n);
+  return n;
+}
+
+// The zeros of P on the turn, appended to `out` as angles in [−π, π], exactly (to rounding): with θ = γ + 2 atan u,
+// (1 + u²)² P is a quartic in u, monotone between its critical points (a cubic's roots), so each sign change between
+// them brackets one root, found by Newton's method kept in the bracket. γ is the sample angle where |P(γ + π)| is
+// largest, so that the quartic's leading coefficient, P(γ + π), is not small and no root runs off to u = ∞. A pair of
+// roots closer than rounding can tell apart may be missed: the shape they bound lasts as long (a break misplaced by δ
+// moves V by ~δ²).
+void add_zeros(const Trig2& P, std::vector<double>& out) {
+  constexpr int kShifts = 8;
+  double gamma = 0, lead = 0;
+  for (int m = 0; m < kShifts; ++m) {
+    // P(g + π) = k − c1 cos g − s1 sin g + c2 cos 2g + s2 sin 2g, g = 2πm/8 (cos and sin of π m/4 and π m/2).
+    static const double c[8] = {1, M_SQRT1_2, 0, -M_SQRT1_2, -1, -M_SQRT1_2, 0, M_SQRT1_2};
+    const double v = P.k - P.c1 * c[m] - P.s1 * c[(m + 6) % 8] + P.c2 * c[(2 * m) % 8] + P.s2 * c[(2 * m + 6) % 8];
+    if (std::abs(v) > std::abs(lead)) gamma = 2 * M_PI * m / kShifts, lead = v;
+  }
+  if (lead == 0) return;  // P ≡ 0 (no degree-2 trigonometric polynomial but 0 vanishes at 8 equally spaced angles)
+  const double cg = std::cos(gamma), sg = std::sin(gamma), c2g = std::cos(2 * gamma), s2g = std::sin(2 * gamma);
+  const double k = P.k, c1 = P.c1 * cg + P.s1 * sg, s1 = P.s1 * cg - P.c1 * sg;
+  const double c2 = P.c2 * c2g + P.s2 * s2g, s2 = P.s2 * c2g - P.c2 * s2g;
+  // cos φ = (1 − u²)/(1 + u²), sin φ = 2u/(1 + u²), cos 2φ = (1 − 6u² + u⁴)/(1 + u²)², sin 2φ = 4u(1 − u²)/(1 + u²)².
+  const double a4 = k - c1 + c2;  // = P(γ + π) = lead
+  const double a[4] = {(2 * s1 - 4 * s2) / a4, (2 * k - 6 * c2) / a4, (2 * s1 + 4 * s2) / a4, (k + c1 + c2) / a4};
+  auto F = [&](double u) { return (((u + a[0]) * u + a[1]) * u + a[2]) * u + a[3]; };
+  auto slope = [&](double u) { return ((4 * u + 3 * a[0]) * u + 2 * a[1]) * u + a[2]; };
+  // Every real root lies within Cauchy's bound.
+  const double bound = 1 + std::max({std::abs(a[0]), std::abs(a[1]), std::abs(a[2]), std::abs(a[3])});
+  double x[5], crit[3];
+  int n = 0;
+  x[n++] = -bound;
+  const int nc = cubic_roots(0.75 * a[0], 0.5 * a[1], 0.25 * a[2], crit);
+  for (int j = 0; j < nc; ++j)
+    if (crit[j] > x[n - 1] && crit[j] < bound) x[n++] = crit[j];
+  x[n++] = bound;
+  double fx[5];
+  for (int j = 0; j < n; ++j) fx[j] = F(x[j]);
+  for (int j = 0; j + 1 < n; ++j) {
+    if (fx[j] == 0) out.push_back(gamma + 2 * std::atan(x[j]));
+    if ((fx[j] < 0) == (fx[j + 1] < 0) || fx[j + 1] == 0) continue;
+    double lo = x[j], hi = x[j + 1];
+    const double flo = fx[j];
+    double u = lo + (hi - lo) * flo / (flo - fx[j + 1]);
+    if (!(u > lo && u < hi)) u = 0.5 * (lo + hi);
+    for (int it = 0; it < 100; ++it) {
+      const double fu = F(u);
+      if (fu == 0) break;
+      if ((fu < 0) == (flo < 0)) lo = u; else hi = u;
+      const double d = slope(u), step = d != 0 ? fu / d : 1e300;
+      if (std::abs(step) <= 1e-15 * (std::abs(u) + 1)) { u -= step; break; }
+      u -= step;
+      if (!(u > lo && u < hi)) u = 0.5 * (lo + hi);
+      if (hi - lo <= 1e-15 * (std::abs(lo) + std::abs(hi) + 1)) break;
+    }
+    out.push_back(gamma + 2 * std::atan(u));
+  }
+  if (fx[n - 1] == 0) out.push_back(gamma + 2 * std::atan(x[n - 1]));
+}
+
+// The angles around the ring where the clipped meridian disc changes shape (sorted, from −π to π): the quadrature
+// of torus_planes_moments integrates smoothly between them. All are zeros of trigonometric polynomials of degree ≤ 2
+// in θ, found exactly (add_zeros): sampling them missed a small lens at a box's edge, and made a torus's clip by a
+// mesh prism's planes depend on the frame by 2 %.
+std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, double r) {
+  std::vector<double> breaks;
+  // In the disc at θ a plane is the line α x + n3 y = b, α = n1 cos θ + n2 sin θ, b = δ − α R.
+  std::vector<Trig1> alpha, b;
+  for (const Ring& g : rings) {
+    alpha.push_back({0, g.n1, g.n2});
+    b.push_back({g.delta, -R * g.n1, -R * g.n2});
+    // Tangent to the circle: b² = r² (α² + n3²).
+    Trig2 tangent = product(b.back(), b.back()), reach = product(alpha.back(), alpha.back());
+    reach.k += g.n3 * g.n3;
+    tangent += Trig2{-r * r * reach.k, -r * r * reach.c1, -r * r * reach.s1, -r * r * reach.c2, -r * r * reach.s2};
+    add_zeros(tangent, breaks);
+  }
+  const size_t nr = rings.size();
+  for (size_t i = 0; i < nr; ++i)
+    for (size_t j = i + 1; j < nr; ++j) {
+      const Ring &gi = rings[i], &gj = rings[j];
+      // Lines i and j meet at (L1, L2) / det: det = αi n3j − αj n3i, L1 = bi n3j − bj n3i, L2 = αi bj − αj bi (the
+      // R terms cancel in L2).
+      const Trig1 det{0, gi.n1 * gj.n3 - gj.n1 * gi.n3, gi.n2 * gj.n3 - gj.n2 * gi.n3};
+      const Trig1 L1{gi.delta * gj.n3 - gj.delta * gi.n3, -R * det.c, -R * det.s};
+      const Trig1 L2{0, gi.n1 * gj.delta - gj.n1 * gi.delta, gi.n2 * gj.delta - gj.n2 * gi.delta};
+      // The vertex on the circle: L1² + L2² = r² det².
+      Trig2 circle = product(L1, L1);
+      circle += product(L2, L2);
+      const Trig2 dd = product(det, det);
+      circle += Trig2{-r * r * dd.k, -r * r * dd.c1, -r * r * dd.s1, -r * r * dd.c2, -r * r * dd.s2};
+      add_zeros(circle, breaks);
+      // Where the lines are parallel (det = 0) and both cut the disc, they nearly coincide and their vertex sweeps the
+      // whole line within a hair of θ: the clipped disc changes shape there, but the two crossings of the circle above
+      // are a quartic's near-double roots, ill-conditioned (a ring's segment cut by a prism's side: both lost to a
+      // 1e-16 shift of the torus's centre, and with them 1 % of V). The angle itself is exact.
+      if (std::hypot(det.c, det.s) > 0)
+        for (const double sign : {1.0, -1.0}) {
+          const double t = std::atan2(det.s, det.c) + sign * M_PI / 2;
+          bool both_cut = true;
+          for (const Ring* g : {&gi, &gj}) {
+            const double al = g->n1 * std::cos(t) + g->n2 * std::sin(t);
+            both_cut = both_cut && std::abs(g->delta - al * R) < r * std::hypot(al, g->n3);
+          }
+          if (both_cut) breaks.push_back(t);
+        }
+      // The vertex on line m: αm L1 + n3m L2 = bm det. Every crossing, the vertex inside the disc or not: dropping
+      // those outside it (where the clipped disc keeps its shape) moved V by up to 1e-6 on random poses at a box's
+      // edge, the breaks also splitting the Gauss–Legendre pieces.
+      for (size_t m = 0; m < nr; ++m) {
+        if (m == i || m == j) continue;
+        Trig2 crossing = product(alpha[m], L1);
+        crossing += Trig2{rings[m].n3 * L2.k, rings[m].n3 * L2.c, rings[m].n3 * L2.s, 0, 0};
+        const Trig2 bd = product(b[m], det);
+        crossing += Trig2{-bd.k, -bd.c1, -bd.s1, -bd.c2, -bd.s2};
+        add_zeros(crossing, breaks);
+      }
+    }
+  for (double& t : breaks) t = std::remainder(t, 2 * M_PI);  // into [−π, π]
+  breaks.push_back(-M_PI), breaks.push_back(M_PI);
   std::sort(breaks.begin(), breaks.end());
   return breaks;
 }
@@ -242,17 +291,18 @@ RawMoments torus_planes_moments(const Vec3& c, const Vec3& axis, double major, d
     for (size_t k = 0; k + 1 < breaks.size(); ++k) {
       const double p = breaks[k], q = breaks[k + 1];
       if (!(q > p) || slice_at(0.5 * (p + q)).a <= 0) continue;  // empty between tangencies: empty throughout
-      const int parts = std::max(1, static_cast<int>(std::ceil((q - p) / (M_PI / 4))));
+      // At least two parts between breaks, each mapped at one end only. One part mapped at both ends by 3t² − 2t³
+      // left the middle of a short span with few nodes: against the same breaks subdivided 64 times (1 000 random
+      // box–torus poses), 99 % of V within 2.1e-5, the worst 3.2e-4; two parts: 1.1e-7 and 1.1e-5, for ~1.7× the slices.
+      const int parts = std::max(2, static_cast<int>(std::ceil((q - p) / (M_PI / 4))));
       for (int j = 0; j < parts; ++j) {
-        // Pieces next to a break point take the map 3t² − 2t³ (the slice's (θ − θ*)^(3/2) onset); inner ones not.
+        // Parts next to a break point take the map t² (the slice's (θ − θ*)^(3/2) onset); inner ones not.
         const double pj = p + (q - p) * j / parts, qj = p + (q - p) * (j + 1) / parts;
         for (int i = 0; i < 8; ++i) {
           const double t = kGaussX[i];
-          const bool map_lo = j == 0, map_hi = j == parts - 1;
           double u = t, du = 1;
-          if (map_lo && map_hi) u = t * t * (3 - 2 * t), du = 6 * t * (1 - t);
-          else if (map_lo) u = t * t, du = 2 * t;                       // onset at p only
-          else if (map_hi) u = 1 - (1 - t) * (1 - t), du = 2 * (1 - t);  // onset at q only
+          if (j == 0) u = t * t, du = 2 * t;                                   // onset at p
+          else if (j == parts - 1) u = 1 - (1 - t) * (1 - t), du = 2 * (1 - t);  // onset at q
           const double theta = pj + (qj - pj) * u;
           add(slice_at(theta), theta, kGaussW[i] * (qj - pj) * du);
         }
