@@ -30,9 +30,41 @@ void add_cubic_forms(double x, double y, double wdy, CubicMoments& m) {
   m.xyy += wdy * x2 * y * y / 2;
 }
 
-// The disc of radius r clipped by lines, its boundary's forms by Gauss–Legendre: 3 points on segments (the forms
-// are polynomials of degree <= 5 there: exact), 8 points on arc pieces of <= π/8 (trigonometric forms of degree
-// <= 5: exact to rounding).
+// The same forms along the circle of radius r from `from` to `to` (counter-clockwise, both on the circle), in closed
+// form: with x = r cos t, y = r sin t, dy = r cos t dt each is r^k ∫ cosᵐ t sinⁿ t dt, m + n ≤ 5 (eight
+// Gauss–Legendre points per eighth of a turn, each a sine and a cosine, were a fifth of a torus's clip). The sines
+// and cosines at the ends are their coordinates over r, and each antiderivative's difference between the ends is
+// factored through Δcos and Δsin, which the ends' coordinates give exactly: a short arc's terms keep their relative
+// precision (the antiderivatives' values subtracted lost up to 1e-4 of a box's corner 1 µm into the tube, V ~ 1e-18).
+void add_cubic_arc(double r, const Vec2& from, const Vec2& to, CubicMoments& m) {
+  const Vec2 step = to - from;
+  double dt = std::atan2(from.x() * step.y() - from.y() * step.x(), from.dot(to));
+  if (dt < 0) dt += 2 * M_PI;
+  const double c1 = from.x() / r, s1 = from.y() / r, c2 = to.x() / r, s2 = to.y() / r;
+  const double dc = step.x() / r, ds = step.y() / r;
+  const double cc = c1 * c1, c1c2 = c1 * c2, c2c2 = c2 * c2, ss = s1 * s1, s1s2 = s1 * s2, s2s2 = s2 * s2;
+  // Differences of powers between the ends.
+  const double d_s3 = ds * (s2s2 + s1s2 + ss);
+  const double d_s5 = ds * (s2s2 * s2s2 + s2s2 * s1s2 + s2s2 * ss + s1s2 * ss + ss * ss);
+  const double d_c3 = dc * (c2c2 + c1c2 + cc);
+  const double d_c4 = dc * (c2 + c1) * (c2c2 + cc);
+  const double d_c5 = dc * (c2c2 * c2c2 + c2c2 * c1c2 + c2c2 * cc + c1c2 * cc + cc * cc);
+  const double d_sc = ds * c2 + s1 * dc;                                      // Δ(sin cos) = Δ(sin 2t) / 2
+  const double d_sc_cs = d_sc * (c2c2 - s2s2) + s1 * c1 * (dc * (c2 + c1) - ds * (s2 + s1));  // Δ(sin 4t) / 4
+  const double r2 = r * r, r3 = r2 * r, r4 = r3 * r, r5 = r4 * r;
+  m.a += r2 / 2 * (dt + d_sc);                                  // ∫cos² = t/2 + sin 2t / 4
+  m.x += r3 / 2 * (ds - d_s3 / 3);                              // ∫cos³ = sin − sin³/3
+  m.y += r3 * (-d_c3 / 3);                                      // ∫cos² sin = −cos³/3
+  m.xx += r4 / 3 * (3 * dt / 8 + d_sc / 2 + d_sc_cs / 8);       // ∫cos⁴ = 3t/8 + sin 2t / 4 + sin 4t / 32
+  m.xy += r4 / 2 * (-d_c4 / 4);                                 // ∫cos³ sin = −cos⁴/4
+  m.yy += r4 * (dt / 8 - d_sc_cs / 8);                          // ∫cos² sin² = t/8 − sin 4t / 32
+  m.xxx += r5 / 4 * (ds - 2 * d_s3 / 3 + d_s5 / 5);             // ∫cos⁵ = sin − 2 sin³/3 + sin⁵/5
+  m.xxy += r5 / 3 * (-d_c5 / 5);                                // ∫cos⁴ sin = −cos⁵/5
+  m.xyy += r5 / 2 * (d_s3 / 3 - d_s5 / 5);                      // ∫cos³ sin² = sin³/3 − sin⁵/5
+}
+
+// The disc of radius r clipped by lines, its boundary's forms: 3 Gauss–Legendre points on segments (the forms are
+// polynomials of degree <= 5 there: exact), arcs in closed form.
 CubicMoments disc_cubic_moments(double r, const std::vector<Line2>& lines) {
   CubicMoments m;
   bool whole;
@@ -43,17 +75,7 @@ CubicMoments disc_cubic_moments(double r, const std::vector<Line2>& lines) {
   for (size_t k = 0; k < pieces.size(); ++k) {
     const Vec2 p = pieces[k].p, d = pieces[k].q - p;
     for (int i = 0; i < 3; ++i) add_cubic_forms(p.x() + g3x[i] * d.x(), p.y() + g3x[i] * d.y(), g3w[i] * d.y(), m);
-    if (!pieces[k].ends_on_circle) continue;
-    double t1, t2;
-    arc_after(pieces, k, t1, t2);
-    const int parts = std::max(1, static_cast<int>(std::ceil((t2 - t1) / (M_PI / 8))));
-    const double h = (t2 - t1) / parts;
-    for (int j = 0; j < parts; ++j)
-      for (int i = 0; i < 8; ++i) {
-        const double t = t1 + h * (j + kGaussX[i]);
-        const double c = std::cos(t), s = std::sin(t);
-        add_cubic_forms(r * c, r * s, kGaussW[i] * h * r * c, m);
-      }
+    if (pieces[k].ends_on_circle) add_cubic_arc(r, pieces[k].q, pieces[(k + 1) % pieces.size()].p, m);
   }
   return m;
 }
@@ -173,19 +195,48 @@ void add_zeros(const Trig2& P, std::vector<double>& out) {
 // in θ, found exactly (add_zeros): sampling them missed a small lens at a box's edge, and made a torus's clip by a
 // mesh prism's planes depend on the frame by 2 %.
 std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, double r) {
-  std::vector<double> breaks;
+  std::vector<double> breaks, roots;
   // In the disc at θ a plane is the line α x + n3 y = b, α = n1 cos θ + n2 sin θ, b = δ − α R.
   std::vector<Trig1> alpha, b;
   for (const Ring& g : rings) {
     alpha.push_back({0, g.n1, g.n2});
     b.push_back({g.delta, -R * g.n1, -R * g.n2});
-    // Tangent to the circle: b² = r² (α² + n3²).
-    Trig2 tangent = product(b.back(), b.back()), reach = product(alpha.back(), alpha.back());
-    reach.k += g.n3 * g.n3;
-    tangent += Trig2{-r * r * reach.k, -r * r * reach.c1, -r * r * reach.s1, -r * r * reach.c2, -r * r * reach.s2};
-    add_zeros(tangent, breaks);
   }
   const size_t nr = rings.size();
+  // A candidate is a break only where its point is on the clipped slice's boundary: inside every line but the ones
+  // that make it (within 1e-9 r), and for a vertex on a third line, inside the disc. Elsewhere the slice is
+  // the same analytic piece on both sides; a prism's 6–8 planes gave ~90 candidates a clip, most of them not on it.
+  auto on_boundary = [&](double t, const Vec2& x, size_t skip1, size_t skip2, size_t skip3, bool in_disc) {
+    const double ct = std::cos(t), st = std::sin(t), slack = 1e-9 * r;
+    if (in_disc && x.squaredNorm() > (r + slack) * (r + slack)) return false;
+    for (size_t k = 0; k < nr; ++k) {
+      if (k == skip1 || k == skip2 || k == skip3) continue;
+      const double al = rings[k].n1 * ct + rings[k].n2 * st;
+      if (al * x.x() + rings[k].n3 * x.y() - (rings[k].delta - al * R) > slack * std::hypot(al, rings[k].n3))
+        return false;
+    }
+    return true;
+  };
+  auto keep = [&](auto point, size_t skip1, size_t skip2, size_t skip3, bool in_disc) {
+    for (const double t : roots) {
+      Vec2 x;
+      if (!point(t, x) || on_boundary(t, x, skip1, skip2, skip3, in_disc)) breaks.push_back(t);
+    }
+  };
+  for (size_t i = 0; i < nr; ++i) {
+    const Ring& g = rings[i];
+    // Tangent to the circle, b² = r² (α² + n3²), at the foot of the perpendicular from the disc's centre.
+    Trig2 tangent = product(b[i], b[i]), reach = product(alpha[i], alpha[i]);
+    reach.k += g.n3 * g.n3;
+    tangent += Trig2{-r * r * reach.k, -r * r * reach.c1, -r * r * reach.s1, -r * r * reach.c2, -r * r * reach.s2};
+    roots.clear();
+    add_zeros(tangent, roots);
+    keep([&](double t, Vec2& x) {
+      const double al = g.n1 * std::cos(t) + g.n2 * std::sin(t), n2 = al * al + g.n3 * g.n3;
+      x = (g.delta - al * R) / n2 * Vec2(al, g.n3);
+      return n2 > 0;
+    }, i, i, i, false);
+  }
   for (size_t i = 0; i < nr; ++i)
     for (size_t j = i + 1; j < nr; ++j) {
       const Ring &gi = rings[i], &gj = rings[j];
@@ -194,12 +245,20 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
       const Trig1 det{0, gi.n1 * gj.n3 - gj.n1 * gi.n3, gi.n2 * gj.n3 - gj.n2 * gi.n3};
       const Trig1 L1{gi.delta * gj.n3 - gj.delta * gi.n3, -R * det.c, -R * det.s};
       const Trig1 L2{0, gi.n1 * gj.delta - gj.n1 * gi.delta, gi.n2 * gj.delta - gj.n2 * gi.delta};
+      auto vertex = [&](double t, Vec2& x) {
+        const double ct = std::cos(t), st = std::sin(t), d = det.c * ct + det.s * st;
+        x = Vec2(L1.k + L1.c * ct + L1.s * st, L2.c * ct + L2.s * st) / d;
+        return d != 0;
+      };
       // The vertex on the circle: L1² + L2² = r² det².
       Trig2 circle = product(L1, L1);
       circle += product(L2, L2);
       const Trig2 dd = product(det, det);
       circle += Trig2{-r * r * dd.k, -r * r * dd.c1, -r * r * dd.s1, -r * r * dd.c2, -r * r * dd.s2};
-      add_zeros(circle, breaks);
+      roots.clear();
+      add_zeros(circle, roots);
+      const bool vertex_ever_inside = !roots.empty() || circle.k + circle.c1 + circle.c2 < 0;  // P(0) < 0
+      keep(vertex, i, j, j, false);
       // Where the lines are parallel (det = 0) and both cut the disc, they nearly coincide and their vertex sweeps the
       // whole line within a hair of θ: the clipped disc changes shape there, but the two crossings of the circle above
       // are a quartic's near-double roots, ill-conditioned (a ring's segment cut by a prism's side: both lost to a
@@ -214,16 +273,18 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
           }
           if (both_cut) breaks.push_back(t);
         }
-      // The vertex on line m: αm L1 + n3m L2 = bm det. Every crossing, the vertex inside the disc or not: dropping
-      // those outside it (where the clipped disc keeps its shape) moved V by up to 1e-6 on random poses at a box's
-      // edge, the breaks also splitting the Gauss–Legendre pieces.
+      // The vertex on line m: αm L1 + n3m L2 = bm det; only where the vertex is ever inside the disc (a crossing
+      // outside it leaves the clipped disc's shape as it was). A prism's 6–8 planes make up to 168 such polynomials.
+      if (!vertex_ever_inside) continue;
       for (size_t m = 0; m < nr; ++m) {
         if (m == i || m == j) continue;
         Trig2 crossing = product(alpha[m], L1);
         crossing += Trig2{rings[m].n3 * L2.k, rings[m].n3 * L2.c, rings[m].n3 * L2.s, 0, 0};
         const Trig2 bd = product(b[m], det);
         crossing += Trig2{-bd.k, -bd.c1, -bd.s1, -bd.c2, -bd.s2};
-        add_zeros(crossing, breaks);
+        roots.clear();
+        add_zeros(crossing, roots);
+        keep(vertex, i, j, m, true);
       }
     }
   for (double& t : breaks) t = std::remainder(t, 2 * M_PI);  // into [−π, π]
@@ -249,13 +310,12 @@ RawMoments torus_planes_moments(const Vec3& c, const Vec3& axis, double major, d
     flat = flat && std::hypot(g.n1, g.n2) < 1e-12;
   }
   std::vector<Line2> lines;
-  // slice_at(θ) → the meridian disc's clipped moments; empty `lines` entries (a plane along the meridian) either
-  // keep everything (δ >= 0) or nothing.
-  auto slice_at = [&](double theta) {
+  // slice_at(cos θ, sin θ) → the meridian disc's clipped moments; empty `lines` entries (a plane along the meridian)
+  // either keep everything (δ >= 0) or nothing.
+  auto slice_at = [&](double ct, double st) {
     lines.clear();
-    const double ct = std::cos(theta), st = std::sin(theta);
     for (const Ring& g : rings) {
-      const double alpha = g.n1 * ct + g.n2 * st, gn = std::hypot(alpha, g.n3);
+      const double alpha = g.n1 * ct + g.n2 * st, gn = std::sqrt(alpha * alpha + g.n3 * g.n3);
       if (gn < 1e-14) {
         if (g.delta < 0) return CubicMoments{};
         continue;
@@ -264,33 +324,32 @@ RawMoments torus_planes_moments(const Vec3& c, const Vec3& axis, double major, d
     }
     return disc_cubic_moments(r, lines);
   };
-  // The weights ∫ρ, ∫ρ², ∫ρ³, ∫ρy, ∫ρ²y, ∫ρy² from the disc's moments (ρ = R + x).
+  // The weights ∫ρ, ∫ρ², ∫ρ³, ∫ρy, ∫ρ²y, ∫ρy² from the disc's moments (ρ = R + x), summed around the ring against
+  // the radial direction cos θ e1 + sin θ e2 as scalars; the moments are assembled from them once.
   RawMoments m;  // about c, in world axes
-  auto add = [&](const CubicMoments& s, double theta, double w) {
-    const double rho1 = R * s.a + s.x, rho2 = R * R * s.a + 2 * R * s.x + s.xx;
-    const double rho3 = R * R * R * s.a + 3 * R * R * s.x + 3 * R * s.xx + s.xxx;
-    const double rho_y = R * s.y + s.xy, rho2_y = R * R * s.y + 2 * R * s.xy + s.xxy, rho_yy = R * s.yy + s.xyy;
-    const double ct = std::cos(theta), st = std::sin(theta);
-    const Vec3 radial = ct * e1 + st * e2;
-    m.m0 += w * rho1;
-    m.m1 += w * (rho2 * radial + rho_y * a);
-    m.m2 += w * (rho3 * radial * radial.transpose() + rho2_y * (radial * a.transpose() + a * radial.transpose()) +
-                 rho_yy * a * a.transpose());
+  double rho1 = 0, rho2_c = 0, rho2_s = 0, rho_y = 0, rho3_cc = 0, rho3_cs = 0, rho3_ss = 0, rho2y_c = 0, rho2y_s = 0,
+         rho_yy = 0;
+  auto add = [&](const CubicMoments& s, double ct, double st, double w) {
+    const double r2 = w * (R * R * s.a + 2 * R * s.x + s.xx);
+    const double r3 = w * (R * R * R * s.a + 3 * R * R * s.x + 3 * R * s.xx + s.xxx);
+    const double r2y = w * (R * R * s.y + 2 * R * s.xy + s.xxy);
+    rho1 += w * (R * s.a + s.x), rho_y += w * (R * s.y + s.xy), rho_yy += w * (R * s.yy + s.xyy);
+    rho2_c += r2 * ct, rho2_s += r2 * st, rho2y_c += r2y * ct, rho2y_s += r2y * st;
+    rho3_cc += r3 * ct * ct, rho3_cs += r3 * ct * st, rho3_ss += r3 * st * st;
   };
   if (flat) {
     // ∫dθ over the ring in closed form: ∫cos = ∫sin = ∫cos sin = 0, ∫cos² = ∫sin² = π.
-    const CubicMoments s = slice_at(0);
-    const double rho1 = R * s.a + s.x, rho2_y = R * R * s.y + 2 * R * s.xy + s.xxy, rho_yy = R * s.yy + s.xyy;
-    const double rho3 = R * R * R * s.a + 3 * R * R * s.x + 3 * R * s.xx + s.xxx, rho_y = R * s.y + s.xy;
-    (void)rho2_y;
-    m.m0 = 2 * M_PI * rho1;
-    m.m1 = 2 * M_PI * rho_y * a;
-    m.m2 = M_PI * rho3 * (e1 * e1.transpose() + e2 * e2.transpose()) + 2 * M_PI * rho_yy * a * a.transpose();
+    const CubicMoments s = slice_at(1, 0);
+    const double rho3 = R * R * R * s.a + 3 * R * R * s.x + 3 * R * s.xx + s.xxx;
+    m.m0 = 2 * M_PI * (R * s.a + s.x);
+    m.m1 = 2 * M_PI * (R * s.y + s.xy) * a;
+    m.m2 = M_PI * rho3 * (e1 * e1.transpose() + e2 * e2.transpose()) + 2 * M_PI * (R * s.yy + s.xyy) * a * a.transpose();
   } else {
     const std::vector<double> breaks = slice_breaks(rings, R, r);
     for (size_t k = 0; k + 1 < breaks.size(); ++k) {
       const double p = breaks[k], q = breaks[k + 1];
-      if (!(q > p) || slice_at(0.5 * (p + q)).a <= 0) continue;  // empty between tangencies: empty throughout
+      const double mid = 0.5 * (p + q);
+      if (!(q > p) || slice_at(std::cos(mid), std::sin(mid)).a <= 0) continue;  // empty between breaks: throughout
       // At least two parts between breaks, each mapped at one end only. One part mapped at both ends by 3t² − 2t³
       // left the middle of a short span with few nodes: against the same breaks subdivided 64 times (1 000 random
       // box–torus poses), 99 % of V within 2.1e-5, the worst 3.2e-4; two parts: 1.1e-7 and 1.1e-5, for ~1.7× the slices.
@@ -303,11 +362,17 @@ RawMoments torus_planes_moments(const Vec3& c, const Vec3& axis, double major, d
           double u = t, du = 1;
           if (j == 0) u = t * t, du = 2 * t;                                   // onset at p
           else if (j == parts - 1) u = 1 - (1 - t) * (1 - t), du = 2 * (1 - t);  // onset at q
-          const double theta = pj + (qj - pj) * u;
-          add(slice_at(theta), theta, kGaussW[i] * (qj - pj) * du);
+          const double theta = pj + (qj - pj) * u, ct = std::cos(theta), st = std::sin(theta);
+          add(slice_at(ct, st), ct, st, kGaussW[i] * (qj - pj) * du);
         }
       }
     }
+    const Mat3 e11 = e1 * e1.transpose(), e12 = e1 * e2.transpose(), e22 = e2 * e2.transpose();
+    const Vec3 radial_y = rho2y_c * e1 + rho2y_s * e2;  // ∫ρ²y (cos θ e1 + sin θ e2)
+    m.m0 = rho1;
+    m.m1 = rho2_c * e1 + rho2_s * e2 + rho_y * a;
+    m.m2 = rho3_cc * e11 + rho3_cs * (e12 + e12.transpose()) + rho3_ss * e22 +
+           radial_y * a.transpose() + a * radial_y.transpose() + rho_yy * a * a.transpose();
   }
   // From about c to about the origin.
   RawMoments out;
