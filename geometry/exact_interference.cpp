@@ -81,7 +81,8 @@ template <class SliceAt>
 RawMoments integrate_slices(const Vec3& c, const Vec3& a, const Vec3& u, const Vec3& w, std::vector<double> breaks,
                             double tau0, const Vec2& q0, SliceAt slice_at, int pieces = 1) {
   std::sort(breaks.begin(), breaks.end());
-  RawMoments m;  // about P
+  // Sums over the slices as scalars (z = τ − τ0; x, y across the axis), assembled into the moments once.
+  double A = 0, Az = 0, Azz = 0, X = 0, Y = 0, Xz = 0, Yz = 0, XX = 0, YY = 0, XY = 0;
   for (size_t k = 0; k + 1 < breaks.size(); ++k)
    for (int j = 0; j < pieces; ++j) {
     const double p = breaks[k] + (breaks[k + 1] - breaks[k]) * j / pieces;
@@ -97,14 +98,17 @@ RawMoments integrate_slices(const Vec3& c, const Vec3& a, const Vec3& u, const V
       const double W = kGaussW[i] * (q - p) * dx;
       const SliceMoments s = slice_at(tau);
       if (s.a == 0) continue;
-      const double z = tau - tau0;
-      const Vec3 f = s.x * u + s.y * w;  // first moment of the slice about the axis through P
-      m.m0 += W * s.a;
-      m.m1 += W * (s.a * z * a + f);
-      m.m2 += W * (s.a * z * z * a * a.transpose() + z * (a * f.transpose() + f * a.transpose()) +
-                   s.xx * u * u.transpose() + s.yy * w * w.transpose() + s.xy * (u * w.transpose() + w * u.transpose()));
+      const double z = tau - tau0, Wa = W * s.a, Wx = W * s.x, Wy = W * s.y;
+      A += Wa, Az += Wa * z, Azz += Wa * z * z, X += Wx, Y += Wy, Xz += Wx * z, Yz += Wy * z;
+      XX += W * s.xx, YY += W * s.yy, XY += W * s.xy;
     }
   }
+  RawMoments m;  // about P; the slices' first moments about the axis through P are x u + y w
+  const Vec3 fz = Xz * u + Yz * w;
+  m.m0 = A;
+  m.m1 = Az * a + X * u + Y * w;
+  m.m2 = Azz * a * a.transpose() + a * fz.transpose() + fz * a.transpose() + XX * u * u.transpose() +
+         YY * w * w.transpose() + XY * (u * w.transpose() + w * u.transpose());
   const Vec3 P = c + tau0 * a + q0.x() * u + q0.y() * w;
   RawMoments out;
   out.m0 = m.m0;
