@@ -279,15 +279,9 @@ void primitive_bounds(const Placed& p, Vec3& lo, Vec3& hi) {
     case PrimitiveKind::Ellipsoid: e = p.radii; break;
     case PrimitiveKind::Torus: e = Vec3(p.major + p.r, p.major + p.r, p.r); break;
     case PrimitiveKind::Mesh: {
-      // The mesh bounds are not centred on the primitive origin: bound their corners.
+      // The mesh bounds are not centred on the primitive origin.
       const Mat3 At = p.A.transpose();
-      lo = Vec3::Constant(kInf), hi = Vec3::Constant(-kInf);
-      for (int c = 0; c < 8; ++c) {
-        const Vec3 x((c & 1) ? p.mesh->hi.x() : p.mesh->lo.x(), (c & 2) ? p.mesh->hi.y() : p.mesh->lo.y(),
-                     (c & 4) ? p.mesh->hi.z() : p.mesh->lo.z());
-        const Vec3 q = At * (x - p.b);
-        lo = lo.cwiseMin(q), hi = hi.cwiseMax(q);
-      }
+      mapped_box_bounds(At, -At * p.b, p.mesh->lo, p.mesh->hi, lo, hi);
       return;
     }
     default: return;  // half-space, slab, infinite cylinder: unbounded

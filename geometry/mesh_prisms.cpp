@@ -137,23 +137,20 @@ bool prism_below_ball(const std::vector<Vec3>& t, const Vec3& d, const Vec3& c, 
 
 RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, const Vec3& lo, const Vec3& hi,
                               const std::vector<Plane>& planes, const ClippableSolid& solid) {
+  // The solid's box, from its support along the axes.
+  Vec3 top, bottom;  // max of x_k over the solid, and max of −x_k
+  for (int k = 0; k < 3; ++k) top[k] = solid.support(Vec3::Unit(k)), bottom[k] = solid.support(-Vec3::Unit(k));
   // The solid is clipped by the box's faces that cut it and by every plane: each prism adds its own.
   std::vector<Plane> base = planes;
   for (int k = 0; k < 3; ++k) {
-    if (solid.support(Vec3::Unit(k)) > hi[k]) base.push_back({Vec3::Unit(k), hi[k]});
-    if (solid.support(-Vec3::Unit(k)) > -lo[k]) base.push_back({-Vec3::Unit(k), -lo[k]});
+    if (top[k] > hi[k]) base.push_back({Vec3::Unit(k), hi[k]});
+    if (bottom[k] > -lo[k]) base.push_back({-Vec3::Unit(k), -lo[k]});
   }
   // The ray's direction: the axis nearest the mesh's outward normal at the point closest to the solid's centre, so
   // that prisms reach the solid mostly where it is in the mesh.
-  Vec3 centre = solid.ball_centre, half;
+  Vec3 centre = solid.ball_centre;
   double radius = solid.ball_radius;
-  if (!(radius > 0)) {
-    for (int k = 0; k < 3; ++k) {
-      centre[k] = 0.5 * (solid.support(Vec3::Unit(k)) - solid.support(-Vec3::Unit(k)));
-      half[k] = 0.5 * (solid.support(Vec3::Unit(k)) + solid.support(-Vec3::Unit(k)));
-    }
-    radius = half.norm();
-  }
+  if (!(radius > 0)) centre = 0.5 * (top - bottom), radius = (0.5 * (top + bottom)).norm();
   const Vec3 toward = mesh_pose.rotation * mesh_closest(mesh, mesh_pose.apply_inverse(centre)).gradient;
   int k;
   toward.cwiseAbs().maxCoeff(&k);
@@ -161,13 +158,8 @@ RawMoments mesh_prism_moments(const MeshLevelSet& mesh, const Pose& mesh_pose, c
   // The rays run along d to beyond the mesh, where they are outside it, so the triangles that count are those whose
   // prisms can reach the box: those in the box extended along d past the mesh's bounds. A superset is harmless (a
   // prism clear of the box clips to nothing), so the hierarchy's candidates are taken as they are.
-  Vec3 mlo = Vec3::Constant(1e300), mhi = Vec3::Constant(-1e300);
-  for (int c = 0; c < 8; ++c) {
-    const Vec3 corner((c & 1) ? mesh.hi.x() : mesh.lo.x(), (c & 2) ? mesh.hi.y() : mesh.lo.y(),
-                      (c & 4) ? mesh.hi.z() : mesh.lo.z());
-    const Vec3 w = mesh_pose.apply(corner);
-    mlo = mlo.cwiseMin(w), mhi = mhi.cwiseMax(w);
-  }
+  Vec3 mlo, mhi;
+  mapped_box_bounds(mesh_pose.rotation.toRotationMatrix(), mesh_pose.position, mesh.lo, mesh.hi, mlo, mhi);
   Vec3 elo = lo, ehi = hi;
   const double margin = 1e-6 * (mhi - mlo).norm();
   if (d[k] > 0) ehi[k] = std::max(hi[k], mhi[k] + margin);

@@ -29,6 +29,14 @@ struct Pose {
   }
 };
 
+// The axis-aligned bounds of the box [lo, hi] mapped by x → R x + t: centre R c + t, half-extents |R| h, the
+// bounds of its eight mapped corners.
+inline void mapped_box_bounds(const Mat3& R, const Vec3& t, const Vec3& lo, const Vec3& hi, Vec3& out_lo,
+                              Vec3& out_hi) {
+  const Vec3 centre = R * (0.5 * (lo + hi)) + t, half = R.cwiseAbs() * (0.5 * (hi - lo));
+  out_lo = centre - half, out_hi = centre + half;
+}
+
 // Roll-pitch-yaw in radians, applied as R = Rz(yaw) Ry(pitch) Rx(roll) (extrinsic x, y, z).
 inline Quat quat_from_rpy(double roll, double pitch, double yaw) {
   return Quat(Eigen::AngleAxisd(yaw, Vec3::UnitZ()) * Eigen::AngleAxisd(pitch, Vec3::UnitY()) *
