@@ -51,26 +51,35 @@ std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>&
   *whole = false;
   std::vector<DiscPiece> pieces;
   if (!(r > 0)) return pieces;
-  // The polygon of the lines, inside a square around the disc (counter-clockwise).
+  // The polygon of the lines, inside a square around the disc (counter-clockwise). Each line adds at most one
+  // vertex, so it fits buffers on the stack for up to 60 lines (a slice is clipped thousands of times a query; the
+  // thread-local vectors this replaced cost a TLS lookup at every use in the position-independent library).
   const double L = 1.01 * r;
-  thread_local std::vector<Vec2> poly, next;  // scratch: a slice is clipped thousands of times a query
-  poly.assign({{-L, -L}, {L, -L}, {L, L}, {-L, L}});
+  constexpr size_t kOnStack = 64;
+  Vec2 stack_a[kOnStack], stack_b[kOnStack];
+  std::vector<Vec2> heap_a, heap_b;
+  Vec2 *poly = stack_a, *next = stack_b;
+  if (lines.size() + 4 > kOnStack) {
+    heap_a.resize(lines.size() + 4), heap_b.resize(lines.size() + 4);
+    poly = heap_a.data(), next = heap_b.data();
+  }
+  poly[0] = {-L, -L}, poly[1] = {L, -L}, poly[2] = {L, L}, poly[3] = {-L, L};
+  size_t n = 4;
   for (const Line2& ln : lines) {
     if (ln.b >= r) continue;  // clear of the disc: it cuts only the square's corners, outside the disc
     if (ln.b <= -r) return pieces;  // the disc lies wholly outside it
-    next.clear();
-    const size_t n = poly.size();
+    size_t m = 0;
     for (size_t k = 0; k < n; ++k) {
       const Vec2& a = poly[k];
-      const Vec2& b = poly[(k + 1) % n];
+      const Vec2& b = poly[k + 1 == n ? 0 : k + 1];
       const double da = ln.g.dot(a) - ln.b, db = ln.g.dot(b) - ln.b;
-      if (da <= 0) next.push_back(a);
-      if ((da < 0 && db > 0) || (da > 0 && db < 0)) next.push_back(a + (b - a) * (da / (da - db)));
+      if (da <= 0) next[m++] = a;
+      if ((da < 0 && db > 0) || (da > 0 && db < 0)) next[m++] = a + (b - a) * (da / (da - db));
     }
-    poly.swap(next);
-    if (poly.size() < 3) return pieces;
+    std::swap(poly, next);
+    n = m;
+    if (n < 3) return pieces;
   }
-  const size_t n = poly.size();
   pieces.reserve(n);
   for (size_t k = 0; k < n; ++k) {
     const Vec2 p = poly[k], d = poly[(k + 1) % n] - p;
