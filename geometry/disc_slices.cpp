@@ -97,14 +97,6 @@ std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>&
   return pieces;
 }
 
-void arc_after(const std::vector<DiscPiece>& pieces, size_t k, double& t1, double& t2) {
-  const Vec2& from = pieces[k].q;
-  const Vec2& to = pieces[(k + 1) % pieces.size()].p;
-  t1 = std::atan2(from.y(), from.x());
-  t2 = std::atan2(to.y(), to.x());
-  while (t2 < t1) t2 += 2 * M_PI;
-}
-
 SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
   SliceMoments m;
   bool whole;

@@ -29,9 +29,6 @@ struct DiscPiece {
 };
 std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole);
 
-// The arc of the circle from the end of piece k to the start of the next (angles t1 < t2).
-void arc_after(const std::vector<DiscPiece>& pieces, size_t k, double& t1, double& t2);
-
 // The moments of the disc of radius r (centred at the origin) clipped by the lines.
 SliceMoments disc_moments(double r, const std::vector<Line2>& lines);
 

@@ -86,17 +86,15 @@ struct Ring {
   double n1, n2, n3, delta;
 };
 
-// k + c1 cos θ + s1 sin θ: a plane's line coefficients in the meridian disc at θ are of this form.
+// k + c cos θ + s sin θ: a plane's line coefficients in the meridian disc at θ are of this form.
 struct Trig1 {
   double k = 0, c = 0, s = 0;
 };
 
-// k + c1 cos θ + s1 sin θ + c2 cos 2θ + s2 sin 2θ: where two lines' vertex meets the circle or a third line.
+// k + c1 cos θ + s1 sin θ + c2 cos 2θ + s2 sin 2θ: where a line is tangent to the circle, or two lines' vertex meets
+// the circle or a third line.
 struct Trig2 {
   double k = 0, c1 = 0, s1 = 0, c2 = 0, s2 = 0;
-  double operator()(double t) const {
-    return k + c1 * std::cos(t) + s1 * std::sin(t) + c2 * std::cos(2 * t) + s2 * std::sin(2 * t);
-  }
   Trig2& operator+=(const Trig2& o) {
     k += o.k, c1 += o.c1, s1 += o.s1, c2 += o.c2, s2 += o.s2;
     return *this;
