@@ -13,7 +13,7 @@ namespace {
 
 // ∫ over a slice of {1, x, y, x², xy, y², x³, x²y, xy²}: the weights of a torus's meridian disc (weight ρ = R + x).
 struct CubicMoments {
-  double a = 0, x = 0, y = 0, xx = 0, xy = 0, yy = 0, xxx = 0, xxy = 0, xyy = 0;
+  double a = 0, x = 0, y = 0, xx = 0, xy = 0, yy = 0, x3 = 0, x2y = 0, xy2 = 0;
 };
 
 // Green's theorem with ∫ xⁱ yʲ dA = ∮ xⁱ⁺¹ yʲ / (i + 1) dy, at a boundary point (x, y) with weight w·dy.
@@ -25,9 +25,9 @@ void add_cubic_forms(double x, double y, double wdy, CubicMoments& m) {
   m.xx += wdy * x3 / 3;
   m.xy += wdy * x2 * y / 2;
   m.yy += wdy * x * y * y;
-  m.xxx += wdy * x3 * x / 4;
-  m.xxy += wdy * x3 * y / 3;
-  m.xyy += wdy * x2 * y * y / 2;
+  m.x3 += wdy * x3 * x / 4;
+  m.x2y += wdy * x3 * y / 3;
+  m.xy2 += wdy * x2 * y * y / 2;
 }
 
 // The same forms along the circle of radius r from `from` to `to` (counter-clockwise, both on the circle), in closed
@@ -58,9 +58,9 @@ void add_cubic_arc(double r, const Vec2& from, const Vec2& to, CubicMoments& m) 
   m.xx += r4 / 3 * (3 * dt / 8 + d_sc / 2 + d_sc_cs / 8);       // ∫cos⁴ = 3t/8 + sin 2t / 4 + sin 4t / 32
   m.xy += r4 / 2 * (-d_c4 / 4);                                 // ∫cos³ sin = −cos⁴/4
   m.yy += r4 * (dt / 8 - d_sc_cs / 8);                          // ∫cos² sin² = t/8 − sin 4t / 32
-  m.xxx += r5 / 4 * (ds - 2 * d_s3 / 3 + d_s5 / 5);             // ∫cos⁵ = sin − 2 sin³/3 + sin⁵/5
-  m.xxy += r5 / 3 * (-d_c5 / 5);                                // ∫cos⁴ sin = −cos⁵/5
-  m.xyy += r5 / 2 * (d_s3 / 3 - d_s5 / 5);                      // ∫cos³ sin² = sin³/3 − sin⁵/5
+  m.x3 += r5 / 4 * (ds - 2 * d_s3 / 3 + d_s5 / 5);             // ∫cos⁵ = sin − 2 sin³/3 + sin⁵/5
+  m.x2y += r5 / 3 * (-d_c5 / 5);                                // ∫cos⁴ sin = −cos⁵/5
+  m.xy2 += r5 / 2 * (d_s3 / 3 - d_s5 / 5);                      // ∫cos³ sin² = sin³/3 − sin⁵/5
 }
 
 // The disc of radius r clipped by lines, its boundary's forms: 3 Gauss–Legendre points on segments (the forms are
@@ -78,6 +78,19 @@ CubicMoments disc_cubic_moments(double r, const std::vector<Line2>& lines) {
     if (pieces[k].ends_on_circle) add_cubic_arc(r, pieces[k].q, pieces[(k + 1) % pieces.size()].p, m);
   }
   return m;
+}
+
+// A meridian slice's weights ∫ρ, ∫ρ², ∫ρ³, ∫ρy, ∫ρ²y, ∫ρy² from its moments (ρ = R + x, the distance from the axis).
+struct RingWeights {
+  double rho1, rho2, rho3, rho_y, rho2_y, rho_yy;
+};
+RingWeights ring_weights(const CubicMoments& s, double R) {
+  return {R * s.a + s.x,
+          R * R * s.a + 2 * R * s.x + s.xx,
+          R * R * R * s.a + 3 * R * R * s.x + 3 * R * s.xx + s.x3,
+          R * s.y + s.xy,
+          R * R * s.y + 2 * R * s.xy + s.x2y,
+          R * s.yy + s.xy2};
 }
 
 // A plane in a meridian half-plane at angle θ, with disc coordinates x = ρ − R, y = z: the plane n·X <= d is the line
@@ -322,26 +335,24 @@ RawMoments torus_planes_moments(const Vec3& c, const Vec3& axis, double major, d
     }
     return disc_cubic_moments(r, lines);
   };
-  // The weights ∫ρ, ∫ρ², ∫ρ³, ∫ρy, ∫ρ²y, ∫ρy² from the disc's moments (ρ = R + x), summed around the ring against
-  // the radial direction cos θ e1 + sin θ e2 as scalars; the moments are assembled from them once.
+  // The slices' weights summed around the ring against the radial direction cos θ e1 + sin θ e2 as scalars; the
+  // moments are assembled from them once.
   RawMoments m;  // about c, in world axes
   double rho1 = 0, rho2_c = 0, rho2_s = 0, rho_y = 0, rho3_cc = 0, rho3_cs = 0, rho3_ss = 0, rho2y_c = 0, rho2y_s = 0,
          rho_yy = 0;
   auto add = [&](const CubicMoments& s, double ct, double st, double w) {
-    const double r2 = w * (R * R * s.a + 2 * R * s.x + s.xx);
-    const double r3 = w * (R * R * R * s.a + 3 * R * R * s.x + 3 * R * s.xx + s.xxx);
-    const double r2y = w * (R * R * s.y + 2 * R * s.xy + s.xxy);
-    rho1 += w * (R * s.a + s.x), rho_y += w * (R * s.y + s.xy), rho_yy += w * (R * s.yy + s.xyy);
+    const RingWeights g = ring_weights(s, R);
+    const double r2 = w * g.rho2, r3 = w * g.rho3, r2y = w * g.rho2_y;
+    rho1 += w * g.rho1, rho_y += w * g.rho_y, rho_yy += w * g.rho_yy;
     rho2_c += r2 * ct, rho2_s += r2 * st, rho2y_c += r2y * ct, rho2y_s += r2y * st;
     rho3_cc += r3 * ct * ct, rho3_cs += r3 * ct * st, rho3_ss += r3 * st * st;
   };
   if (flat) {
     // ∫dθ over the ring in closed form: ∫cos = ∫sin = ∫cos sin = 0, ∫cos² = ∫sin² = π.
-    const CubicMoments s = slice_at(1, 0);
-    const double rho3 = R * R * R * s.a + 3 * R * R * s.x + 3 * R * s.xx + s.xxx;
-    m.m0 = 2 * M_PI * (R * s.a + s.x);
-    m.m1 = 2 * M_PI * (R * s.y + s.xy) * a;
-    m.m2 = M_PI * rho3 * (e1 * e1.transpose() + e2 * e2.transpose()) + 2 * M_PI * (R * s.yy + s.xyy) * a * a.transpose();
+    const RingWeights g = ring_weights(slice_at(1, 0), R);
+    m.m0 = 2 * M_PI * g.rho1;
+    m.m1 = 2 * M_PI * g.rho_y * a;
+    m.m2 = M_PI * g.rho3 * (e1 * e1.transpose() + e2 * e2.transpose()) + 2 * M_PI * g.rho_yy * a * a.transpose();
   } else {
     const std::vector<double> breaks = slice_breaks(rings, R, r);
     for (size_t k = 0; k + 1 < breaks.size(); ++k) {
