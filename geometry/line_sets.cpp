@@ -431,22 +431,22 @@ static IntervalList torus_intervals(const Placed& p, const Vec3& o, const Vec3& 
 
 namespace {
 // Where on [s0, s1] (primitive frame, o and w placed) the torus's quartic is least, and d² − r² there.
-void least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1, double& s_least, double& level) {
+TorusLeast least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1) {
   // F is least at an end or a critical point; there d² − r² = F / ((ρ + R)² + z² − r²) (the factorisation above).
   Vec3 op;
   const TorusQuartic F = torus_quartic(p, o, w, op);
   double best = s0 + F.ow, f_best = F(best);
-  auto consider = [&](double t) {
+  int end = -1;
+  auto consider = [&](double t, int at) {
     const double ft = F(t);
-    if (ft < f_best) best = t, f_best = ft;
+    if (ft < f_best) best = t, f_best = ft, end = at;
   };
-  consider(s1 + F.ow);
+  consider(s1 + F.ow, 1);
   for (int k = 0; k < F.nc; ++k)
-    if (F.crit[k] > s0 + F.ow && F.crit[k] < s1 + F.ow) consider(F.crit[k]);
+    if (F.crit[k] > s0 + F.ow && F.crit[k] < s1 + F.ow) consider(F.crit[k], 0);
   const Vec3 x = op + best * w;
   const double rho = std::hypot(x.x(), x.y()), second = (rho + p.major) * (rho + p.major) + x.z() * x.z() - p.r * p.r;
-  s_least = best - F.ow;
-  level = f_best / second;
+  return {f_best / second, end < 0 ? s0 : end > 0 ? s1 : best - F.ow, end};
 }
 }  // namespace
 
@@ -455,8 +455,8 @@ TorusChord torus_chord(const Placed& p, const Vec3& oq, const Vec3& wq, double s
   const Vec3 o = p.A * oq + p.b, w = p.A * wq;
   c.set = torus_intervals(p, o, w, s0, s1);
   if (c.set.n > 0) return c;
-  least_level(p, o, w, s0, s1, c.s_near, c.clearance2);
-  c.clearance2 = std::max(c.clearance2, 0.0);
+  const TorusLeast least = least_level(p, o, w, s0, s1);
+  c.s_near = least.s, c.clearance2 = std::max(least.level, 0.0);
   return c;
 }
 
@@ -473,10 +473,8 @@ ChordShape torus_chord_shape(const Placed& p, const Vec3& oq, const Vec3& wq, do
   return c;
 }
 
-double torus_least_level(const Placed& p, const Vec3& oq, const Vec3& wq, double s0, double s1) {
-  double s_least, level;
-  least_level(p, p.A * oq + p.b, p.A * wq, s0, s1, s_least, level);
-  return level;
+TorusLeast torus_least_level(const Placed& p, const Vec3& oq, const Vec3& wq, double s0, double s1) {
+  return least_level(p, p.A * oq + p.b, p.A * wq, s0, s1);
 }
 
 // Intervals of a non-quadric primitive (torus, mesh) along x = o + s w on [s0, s1], by sphere

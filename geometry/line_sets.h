@@ -85,8 +85,13 @@ ChordShape torus_chord_shape(const Placed& p, const Vec3& o, const Vec3& w, doub
 
 // d² − r² at the point of the segment x = o + s w, s in [s0, s1], where the torus's quartic is least: negative where the
 // segment enters the torus, positive where it misses (torus_chord's clearance2), continuous, and 0 where it becomes
-// tangent or where an end of the segment touches. For false position on the chords that meet the torus.
-double torus_least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
+// tangent or where an end of the segment touches. Also that point's s, and which end it is (−1 at s0, +1 at s1, 0
+// between them): a search over a family of segments takes its slope from there (the torus sweep's first chords).
+struct TorusLeast {
+  double level = 0, s = 0;
+  int end = 0;
+};
+TorusLeast torus_least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
 
 // Bounds in Q of the cell prims[begin, end) (complements ignored: they only remove).
 void placed_cell_bounds(const std::vector<Placed>& prims, size_t begin, size_t end, Vec3& lo, Vec3& hi);

@@ -64,6 +64,55 @@ double sign_change(const F& f, double a, double b, double tol) {
   return 0.5 * (e.in + e.out);
 }
 
+// A zero of f on [lo, hi], where f changes sign, to `tol`. Each step solves the parabola through the last point, with
+// its slope (f(x, slope) gives both), and the bracket's end on the other side of the zero. The least level along a
+// family of chords is near such a parabola about the chord of closest approach, where Newton's method alone, started
+// near that chord, overshoots and then halves its way back (9 evaluations a zero). Kept in the bracket (false
+// position, then bisection, where a step would leave it). A step within tol/2 becomes a probe tol/2 towards the far
+// end, which closes the bracket (a step rounded to nothing had stalled it into bisections); past 12 steps it bisects.
+// Returns the bracket: lo on the first end's side, hi on the second's.
+struct Edge {
+  double lo, hi;
+};
+template <class F>
+Edge parabola_edge(const F& f, double lo, double flo, double slope_lo, double hi, double fhi, double slope_hi,
+                   double tol) {
+  const bool first = std::abs(flo) <= std::abs(fhi);
+  double x = first ? lo : hi, fx = first ? flo : fhi, slope = first ? slope_lo : slope_hi;
+  auto inside = [&](double t) { return t > std::min(lo, hi) && t < std::max(lo, hi); };
+  auto take = [&](double t) {
+    double st;
+    const double ft = f(t, st);
+    const bool low_side = (ft < 0) == (flo < 0);  // f = 0 is on the positive side: a tangent chord misses
+    (low_side ? lo : hi) = t, (low_side ? flo : fhi) = ft;
+    x = t, fx = ft, slope = st;
+  };
+  for (int it = 0; it < 100 && std::abs(hi - lo) > tol; ++it) {
+    // The far end: the bracket's end on the other side of the zero from x.
+    const bool x_low_side = (fx < 0) == (flo < 0);
+    const double y = x_low_side ? hi : lo, fy = x_low_side ? fhi : flo, h = y - x;
+    const double c = (fy - fx - slope * h) / (h * h);  // f ≈ fx + slope d + c d², through (y, fy)
+    double d = kNaN;
+    const double disc = slope * slope - 4 * c * fx;
+    if (disc >= 0) {
+      const double q = -0.5 * (slope + std::copysign(std::sqrt(disc), slope));
+      for (const double root : {q != 0 ? fx / q : kNaN, c != 0 ? q / c : kNaN})
+        if (std::abs(root) < std::abs(h) && root * h >= 0) d = root;
+    }
+    if (std::abs(d) <= 0.5 * tol) {  // x is within tol/2 of the zero: a probe tol/2 towards y closes the bracket
+      const double probe = x + std::copysign(0.5 * tol, h);
+      if (!inside(probe)) break;  // y itself is that close
+      take(probe);
+      continue;
+    }
+    double next = x + d;
+    if (!inside(next)) next = lo - flo * (hi - lo) / (fhi - flo);
+    if (!inside(next) || it >= 12) next = 0.5 * (lo + hi);  // bisection past 12 steps: a kink (a minimum's switch)
+    take(next);
+  }
+  return {lo, hi};
+}
+
 // ---- an ellipsoid on one meridian disc ----
 // In the disc's coordinates x (along e_r and e_z from its centre, |x| ≤ r) the ellipsoid {y : |D (A y + b)| ≤ 1}
 // (D = diag(1/radii)) is f(x) = |M x + m|² ≤ 1, f = xᵀHx + 2gᵀx + |m|² with H = MᵀM (positive definite: M has
@@ -215,6 +264,7 @@ struct Sweep {
   struct RingOnDisc {
     double disc = kInf, rim = kInf;
     Vec3 nearest = Vec3::Zero();
+    double disc_slope = 0, rim_slope = 0;  // d/dφ of disc and rim (at the least point: the envelope theorem)
   };
   enum RingWanted { kDisc = 1, kRim = 2 };
   static constexpr int kRingSamples = 32;
@@ -231,11 +281,19 @@ struct Sweep {
       return std::sqrt(w * w + across * across);
     };
     const double step = 2 * kPi / kRingSamples;
+    // The samples' squared distances to the disc and to its rim, from one projection each (the minima's order is the
+    // distances').
+    std::array<double, kRingSamples> to_disc, to_rim;
+    for (int k = 0; k < kRingSamples; ++k) {
+      const Vec3& y = ring_samples[k];
+      const double u = y.dot(er) - R, v = y.z(), w = y.dot(ephi), in_plane = std::sqrt(u * u + v * v) - r;
+      to_rim[k] = w * w + in_plane * in_plane;
+      to_disc[k] = in_plane > 0 ? to_rim[k] : w * w;
+    }
     RingOnDisc out;
     for (bool rim : {false, true}) {
       if (!(wanted & (rim ? kRim : kDisc))) continue;
-      std::array<double, kRingSamples> d;
-      for (int k = 0; k < kRingSamples; ++k) d[k] = distance(ring_samples[k], rim);
+      const std::array<double, kRingSamples>& d = rim ? to_rim : to_disc;
       // The two least local minima of the samples, each refined (a circle can pass near the disc twice). The value
       // at the minimum is good to the square of ψ's error: 1e-9 rad leaves ~1e-20 m.
       std::array<int, 2> best{-1, -1};
@@ -252,14 +310,17 @@ struct Sweep {
                                            (k + 1) * step, 1e-9, value);
         if (-value < least) least = -value, psi_least = psi;
       }
-      if (rim) {
-        out.rim = least;
-        continue;
-      }
-      out.disc = least;
       const Vec3 y = ring_point(psi_least);
       Vec3 x = (y.dot(er) - R) * er + y.z() * Vec3::UnitZ();  // y projected into the plane, from the disc's centre
-      if (x.norm() > r) x *= r / x.norm();
+      if ((rim || x.norm() > r) && x.norm() > 0) x *= r / x.norm();
+      // Turning the disc by dφ moves y relative to it by −dφ e_z × y; the distance changes along its unit gradient.
+      const Vec3 from = y - (R * er + x);
+      const double n = from.norm(), slope = n > 0 ? (from.x() * y.y() - from.y() * y.x()) / n : 0.0;
+      if (rim) {
+        out.rim = least, out.rim_slope = slope;
+        continue;
+      }
+      out.disc = least, out.disc_slope = slope;
       out.nearest = R * er + x;
     }
     return out;
@@ -455,20 +516,28 @@ struct Sweep {
       }
       if (ring_r > 0 && (s0 == 0) != (s1 == 0)) {
         // Another torus, a chord that misses it on one side: where the chord starts to meet it, a zero of the torus's
-        // least level along the chord (continuous, crossing zero at the tangency): false position, a few chords
-        // where bisection on the signature took 30. A second change between that point and the other side (the
-        // chord's interval reaching the disc's rim as well) is bisected below.
-        auto least = [&](double a) {
+        // least level along the chord (continuous, crossing zero at the tangency), a few chords where bisection on
+        // the signature took 30. A second change between that point and the other side (the chord's interval
+        // reaching the disc's rim as well) is bisected below.
+        auto least = [&](double a, double& slope) {
           const double half = std::sqrt(std::max(r * r - a * a, 0.0));
-          return lines::torus_least_level(clip[0], c + a * p, q, -half, half);
+          const lines::TorusLeast l = lines::torus_least_level(clip[0], c + a * p, q, -half, half);
+          // The level's slope in a, d² − r² differentiated along the least point's path: p where that point is
+          // inside the chord (the level is stationary along q there), plus the end's motion ∓a/half q at an end.
+          const Vec3 x = c + a * p + l.s * q, d = x - ring_centre;
+          const Vec3 radial = d - d.dot(ring_axis) * ring_axis;
+          const double rho = radial.norm();
+          const Vec3 from_circle = rho > 0 ? Vec3(d - ring_R / rho * radial) : d;
+          const double ds = l.end == 0 || !(half > 0) ? 0.0 : -l.end * a / half;
+          slope = 2 * from_circle.dot(p + ds * q);
+          return l.level;
         };
-        const double l0 = least(x0), l1 = least(x1);
+        double slope0, slope1;
+        const double l0 = least(x0, slope0), l1 = least(x1, slope1);
         if ((l0 > 0) != (l1 > 0)) {
-          const double sign = l0 > 0 ? 1.0 : -1.0;  // find_edge's first side is the positive one
-          auto g = [&](double a) { return std::pair<double, long>(sign * least(a), 0); };
-          const lens::Edge e = lens::find_edge(g, x0, sign * l0, 0, x1, sign * l1, 0, 1e-9 * r);
-          const double meets = s0 == 0 ? e.out : e.in;  // the first chord that meets it
-          breaks.push_back(0.5 * (e.in + e.out));
+          const Edge e = parabola_edge(least, x0, l0, slope0, x1, l1, slope1, 1e-9 * r);
+          const double meets = s0 == 0 ? e.hi : e.lo;  // the first chord that meets it
+          breaks.push_back(0.5 * (e.lo + e.hi));
           const int s_meets = signature(meets), s_other = s0 == 0 ? s1 : s0;
           if (s_meets == s_other) return;
           (s0 == 0 ? x0 : x1) = meets;
@@ -664,12 +733,26 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     }
   }
   const int last = whole ? ns : ns - 1;  // sample intervals [k, k + 1] (a whole ring wraps around)
+  // Against another torus, a level's zero in φ from parabolas through its slopes (parabola_edge: 4-5 searches over
+  // the disc where false position took 9).
+  auto ring_zero = [&](bool rim, double a, double b) {
+    auto f = [&](double phi, double& slope) {
+      const Sweep::RingOnDisc o = sw.ring_on_disc(phi, rim ? Sweep::kRim : Sweep::kDisc);
+      slope = rim ? o.rim_slope : o.disc_slope;
+      return (rim ? o.rim : o.disc) - sw.ring_r;
+    };
+    double sa, sb;
+    const double fa = f(a, sa), fb = f(b, sb);
+    const Edge e = parabola_edge(f, a, fa, sa, b, fb, sb, phi_tol);
+    return 0.5 * (e.lo + e.hi);
+  };
   for (int k = 0; k < last; ++k) {
     const int k1 = (k + 1) % ns;
     const double a = phi_lo + k * step, b = a + step;
-    if ((d[k] < 0) != (d[k1] < 0)) breaks.push_back(sign_change(depth, a, b, phi_tol));
+    if ((d[k] < 0) != (d[k1] < 0)) breaks.push_back(sw.ring_r > 0 ? ring_zero(false, a, b) : sign_change(depth, a, b, phi_tol));
     if ((h[k] < 0) != (h[k1] < 0)) breaks.push_back(sign_change(height, a, b, phi_tol));
-    if (!cd.empty() && (cd[k] < 0) != (cd[k1] < 0)) breaks.push_back(sign_change(circle_depth, a, b, phi_tol));
+    if (!cd.empty() && (cd[k] < 0) != (cd[k1] < 0))
+      breaks.push_back(sw.ring_r > 0 ? ring_zero(true, a, b) : sign_change(circle_depth, a, b, phi_tol));
     const int km = (k + ns - 1) % ns;
     const bool near = !circle_breaks || d[k] <= far;
     if (d[k] >= 0 && near && (whole || (k > 0 && k < ns - 1)) && d[k] <= d[km] && d[k] <= d[k1]) {
