@@ -532,6 +532,8 @@ IntervalList cell_line_set(const std::vector<Placed>& prims, size_t begin, size_
       set.push(std::max(s0, sp.lo), std::min(s1, sp.hi));
       return set;
     }
+    if (!p.complement && p.kind == PrimitiveKind::Torus && p.major > p.r)  // a ring torus's set lies in [s0, s1]
+      return torus_intervals(p, p.A * oq + p.b, p.A * wq, s0, s1);
   }
   set.push(s0, s1);
   for (size_t k = begin; k < end; ++k) {
