@@ -387,6 +387,12 @@ struct Sweep {
     const double across = (d - z * ring_axis).norm() - ring_R;
     return std::sqrt(across * across + z * z) - ring_r;  // lengths of the tori's scale: no hypot's overflow care
   }
+  // The vector to x from its nearest point of that centre circle: the level's gradient times the distance.
+  Vec3 from_ring(const Vec3& x) const {
+    const Vec3 d = x - ring_centre, radial = d - d.dot(ring_axis) * ring_axis;
+    const double rho = radial.norm();
+    return rho > 0 ? Vec3(d - ring_R / rho * radial) : Vec3(d - ring_R * ring_e1);  // on the axis: any point is nearest
+  }
   // A level of f as a length (≈ a distance into the ellipsoid, continuous in φ): √f − 1 times the least radius.
   double ellipsoid_level(double f) const { return (std::sqrt(f) - 1) * ellipsoid_scale; }
 
@@ -494,10 +500,7 @@ struct Sweep {
   bool ring_chords(double phi, Vec3& q, double& a0) const {
     const RingOnDisc o = ring_on_disc(phi, kDisc);
     if (!(o.disc < ring_r)) return false;
-    const Vec3 er = radial(phi), c = R * er;
-    const double h = 1e-7 * (R + r);
-    Vec3 g;
-    for (int k = 0; k < 3; ++k) g[k] = ring_level(o.nearest + h * Vec3::Unit(k)) - ring_level(o.nearest - h * Vec3::Unit(k));
+    const Vec3 er = radial(phi), c = R * er, g = from_ring(o.nearest);
     q = g.dot(er) * er + g.z() * Vec3::UnitZ();
     q = q.norm() > 1e-9 * g.norm() && q.norm() > 0 ? Vec3(q.normalized()) : Vec3::UnitZ();
     const Vec3 p = Vec3(-er.y(), er.x(), 0).cross(q);
@@ -580,12 +583,8 @@ struct Sweep {
           const lines::TorusLeast l = lines::torus_least_level(clip[0], c + a * p, q, -half, half);
           // The level's slope in a, d² − r² differentiated along the least point's path: p where that point is
           // inside the chord (the level is stationary along q there), plus the end's motion ∓a/half q at an end.
-          const Vec3 x = c + a * p + l.s * q, d = x - ring_centre;
-          const Vec3 radial = d - d.dot(ring_axis) * ring_axis;
-          const double rho = radial.norm();
-          const Vec3 from_circle = rho > 0 ? Vec3(d - ring_R / rho * radial) : d;
           const double ds = l.end == 0 || !(half > 0) ? 0.0 : -l.end * a / half;
-          slope = 2 * from_circle.dot(p + ds * q);
+          slope = 2 * from_ring(c + a * p + l.s * q).dot(p + ds * q);
           return l.level;
         };
         double slope0, slope1;
