@@ -58,7 +58,7 @@ void add_cubic_arc(double r, const Vec2& from, const Vec2& to, CubicMoments& m) 
   m.xx += r4 / 3 * (3 * dt / 8 + d_sc / 2 + d_sc_cs / 8);       // ∫cos⁴ = 3t/8 + sin 2t / 4 + sin 4t / 32
   m.xy += r4 / 2 * (-d_c4 / 4);                                 // ∫cos³ sin = −cos⁴/4
   m.yy += r4 * (dt / 8 - d_sc_cs / 8);                          // ∫cos² sin² = t/8 − sin 4t / 32
-  m.x3 += r5 / 4 * (ds - 2 * d_s3 / 3 + d_s5 / 5);             // ∫cos⁵ = sin − 2 sin³/3 + sin⁵/5
+  m.x3 += r5 / 4 * (ds - 2 * d_s3 / 3 + d_s5 / 5);              // ∫cos⁵ = sin − 2 sin³/3 + sin⁵/5
   m.x2y += r5 / 3 * (-d_c5 / 5);                                // ∫cos⁴ sin = −cos⁵/5
   m.xy2 += r5 / 2 * (d_s3 / 3 - d_s5 / 5);                      // ∫cos³ sin² = sin³/3 − sin⁵/5
 }

@@ -221,7 +221,7 @@ struct Sweep {
     if (ring_r > 0) {
       Vec3 q;
       double a0;
-      return ring_chords(phi, q, a0) ? q : radial(phi);
+      return ring_chords(radial(phi), q, a0) ? q : radial(phi);
     }
     if (ellipsoid) {
       Vec3 q;
@@ -292,8 +292,9 @@ struct Sweep {
     return ring_centre + c * (ring_samples[k] - ring_centre) + (s * ring_R) * ring_tangents[k];
   }
 
-  RingOnDisc ring_on_disc(double phi, int wanted = kDisc | kRim) const {
-    const Vec3 er = radial(phi), ephi(-er.y(), er.x(), 0);
+  RingOnDisc ring_on_disc(double phi, int wanted = kDisc | kRim) const { return ring_on_disc(radial(phi), wanted); }
+  RingOnDisc ring_on_disc(const Vec3& er, int wanted) const {  // er: the disc's radial direction (no sine or cosine again)
+    const Vec3 ephi(-er.y(), er.x(), 0);
     const double step = 2 * kPi / kRingSamples;
     // The squared distance D from the circle's point at ψ = 2πk/32 + δ to the disc (rim = false) or to its rim
     // circle, with dD/dδ and d²D/dδ²: D = w² + e², w the point's offset from the disc's plane and e its in-plane
@@ -362,8 +363,8 @@ struct Sweep {
       for (int k : best) {
         if (k < 0) continue;
         double squared_least;
-        const double delta = least_near(k, rim, d, squared_least);
-        if (std::sqrt(squared_least) < least) least = std::sqrt(squared_least), delta_least = delta, k_least = k;
+        const double delta = least_near(k, rim, d, squared_least), distance = std::sqrt(squared_least);
+        if (distance < least) least = distance, delta_least = delta, k_least = k;
       }
       const Vec3 y = ring_point_near(k_least, delta_least);
       Vec3 x = (y.dot(er) - R) * er + y.z() * Vec3::UnitZ();  // y projected into the plane, from the disc's centre
@@ -497,10 +498,10 @@ struct Sweep {
 
   // Another torus's chords: along its level's gradient at the section's deepest point (in the meridian plane), a0 the
   // offset of the chord through that point. False where the section is empty.
-  bool ring_chords(double phi, Vec3& q, double& a0) const {
-    const RingOnDisc o = ring_on_disc(phi, kDisc);
+  bool ring_chords(const Vec3& er, Vec3& q, double& a0) const {
+    const RingOnDisc o = ring_on_disc(er, kDisc);
     if (!(o.disc < ring_r)) return false;
-    const Vec3 er = radial(phi), c = R * er, g = from_ring(o.nearest);
+    const Vec3 c = R * er, g = from_ring(o.nearest);
     q = g.dot(er) * er + g.z() * Vec3::UnitZ();
     q = q.norm() > 1e-9 * g.norm() && q.norm() > 0 ? Vec3(q.normalized()) : Vec3::UnitZ();
     const Vec3 p = Vec3(-er.y(), er.x(), 0).cross(q);
@@ -515,7 +516,7 @@ struct Sweep {
     Vec3 q;
     double a_lo = -r, a0 = 0, a_hi = r;  // the offsets' range and the middle sample
     if (ring_r > 0) {
-      if (!ring_chords(phi, q, a0)) return m;
+      if (!ring_chords(er, q, a0)) return m;
     } else if (!ellipsoid) {
       q = chord_direction(phi);
     } else if (!ellipsoid_chords(phi, q, a_lo, a0, a_hi)) {
