@@ -461,7 +461,7 @@ TorusLeast least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0,
     if (F.crit[k] > s0 + F.ow && F.crit[k] < s1 + F.ow) consider(F.crit[k], 0);
   const Vec3 x = op + best * w;
   const double rho = std::hypot(x.x(), x.y()), second = (rho + p.major) * (rho + p.major) + x.z() * x.z() - p.r * p.r;
-  return {f_best / second, end < 0 ? s0 : end > 0 ? s1 : best - F.ow, end};
+  return {f_best / second, end < 0 ? s0 : end > 0 ? s1 : best - F.ow, end, end != 0 ? F.slope(best) / second : 0.0};
 }
 }  // namespace
 
@@ -471,7 +471,7 @@ TorusChord torus_chord(const Placed& p, const Vec3& oq, const Vec3& wq, double s
   c.set = torus_intervals(p, o, w, s0, s1);
   if (c.set.n > 0) return c;
   const TorusLeast least = least_level(p, o, w, s0, s1);
-  c.s_near = least.s, c.clearance2 = std::max(least.level, 0.0);
+  c.s_near = least.s, c.clearance2 = std::max(least.level, 0.0), c.clearance2_slope = least.slope;
   return c;
 }
 

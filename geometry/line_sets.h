@@ -71,6 +71,7 @@ IntervalList cell_line_set(const std::vector<Placed>& prims, size_t begin, size_
 struct TorusChord {
   IntervalList set;
   double s_near = 0, clearance2 = 0;
+  double clearance2_slope = 0;  // d(d² − r²)/ds at s_near: 0 between the ends, where the quartic is least
 };
 TorusChord torus_chord(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
 
@@ -90,6 +91,7 @@ ChordShape torus_chord_shape(const Placed& p, const Vec3& o, const Vec3& w, doub
 struct TorusLeast {
   double level = 0, s = 0;
   int end = 0;
+  double slope = 0;  // d(d² − r²)/ds there to first order (the quartic's slope over its cofactor): 0 between the ends
 };
 TorusLeast torus_least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0, double s1);
 
