@@ -191,6 +191,7 @@ Simulation::Simulation(const Scenario& scenario, BuiltWorld& built, const RunOpt
   summary_.passive = world_.is_passive();
   wall_start_ = last_flush_ = last_progress_ = Clock::now();
   queries_at_start_ = geo::interference_query_count();
+  coarsened_at_start_ = geo::coarsened_query_count();
 
   script_ = std::make_unique<ImpulseScript>(scenario_, world_);
   script_->start(x_);
@@ -501,20 +502,28 @@ RunSummary Simulation::finish(bool interrupted) {
   summary.final_energy = world_.energies(x_, t_);
   summary.wall_time = std::chrono::duration<double>(Clock::now() - wall_start_).count();
   summary.interference_queries = geo::interference_query_count() - queries_at_start_;
+  summary.coarsened_queries = geo::coarsened_query_count() - coarsened_at_start_;
+  std::vector<std::string> warnings = options_.warnings;
+  if (summary.coarsened_queries > 0)
+    warnings.push_back("warning: " + std::to_string(summary.coarsened_queries) + " of " +
+                       std::to_string(summary.interference_queries) +
+                       " interference queries could not meet simulation.geometry_tolerance within the column "
+                       "engine's lattice budget and were answered on a coarser lattice (docs/geometry.md)");
   if (summary.failed)
     summary.status = "failed: " + summary.failure_message;
   else if (interrupted_ || interrupted)
     summary.status = "interrupted";
   else
-    summary.status = options_.warnings.empty() ? "completed" : "completed with warnings";
+    summary.status = warnings.empty() ? "completed" : "completed with warnings";
   if (writer_) {
     OutputWriter& writer = *writer_;
     writer.set_text_attribute("status", summary.status);
-    if (!options_.warnings.empty()) {
+    if (!warnings.empty()) {
       std::string all;
-      for (const auto& w : options_.warnings) all += (all.empty() ? "" : "\n") + w;
+      for (const auto& w : warnings) all += (all.empty() ? "" : "\n") + w;
       writer.set_text_attribute("warnings", all);
     }
+    writer.set_number_attribute("coarsened_queries", static_cast<double>(summary.coarsened_queries));
     writer.set_number_attribute("wall_time_s", summary.wall_time);
     writer.set_number_attribute("max_energy_increase_J", summary.max_energy_increase);
     writer.set_number_attribute("max_bristle_energy_J", summary.max_bristle_energy);

@@ -39,6 +39,7 @@ struct RunSummary {
   double sim_time = 0, wall_time = 0;
   long steps = 0, rhs_evaluations = 0, samples = 0;
   long interference_queries = 0;  // narrow-phase geometry queries during the run
+  long coarsened_queries = 0;     // of those, answered on a lattice coarser than the tolerance asks (a warning)
   Energies initial_energy, final_energy;
   double max_energy_increase = 0;  // J, largest rise of the total energy above its running minimum
   double max_bristle_energy = 0;   // J, the most the friction bristles held at an output sample (not in the total)
@@ -122,6 +123,7 @@ class Simulation {
   RunSummary summary_;
   std::chrono::steady_clock::time_point wall_start_, last_flush_, last_progress_;
   long queries_at_start_ = 0;
+  long coarsened_at_start_ = 0;
   std::unique_ptr<ImpulseScript> script_;
   std::vector<contact::ContactResult> results_;
   double lift_energy_ = 0;

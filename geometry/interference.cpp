@@ -53,7 +53,12 @@ struct Pass {
   ColumnResult r;
   Pose frame;
   double spacing = 0;
+  bool coarsened = false;  // the tolerance's spacing exceeded the lattice's budget: a coarser one served
 };
+
+// The fine lattice's budget: the 2^22 squares a grown lattice may hold (geometry/column_lattice.cpp). A spacing finer
+// than √(area / budget) cannot fit (the patch's rim adds squares; an overflow is caught after the pass).
+constexpr double kFineSquares = 1 << 22;
 
 // The coarse pass in frame f1: a lattice over the overlap box finds the patch (r1, spacing s1), zoomed until the patch
 // holds a few squares.
@@ -117,6 +122,15 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   const double tol = std::min(opt.tolerance, 1e-2);
   double s2 = std::sqrt(r1.area) / (across / std::sqrt(tol));
   if (opt.max_voxel > 0) s2 = std::min(s2, opt.max_voxel);
+  // A tolerance the budget cannot meet (1e-7 on a 3 cm patch) gets the finest lattice that fits, and the answer says
+  // so (Interference::coarsened). Until 2026-11-28 the overflow returned the coarse pass's estimate: 29 % off.
+  auto within_budget = [&](double s, double area) {
+    const double finest = std::sqrt(area / kFineSquares);
+    if (s >= finest) return s;
+    out.coarsened = true;
+    return finest;
+  };
+  s2 = within_budget(s2, r1.area);
   out.frame = Pose{f1.apply(c1), rot};
   out.spacing = s2;
   // The patch lies within one coarse spacing of the coarse lattice's non-empty columns (features
@@ -131,13 +145,20 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   if (out.r.moments.m0 > 0 && out.r.rim > 0) {
     // A thin patch (a ring, a band) is narrower than √A: refine once to the spacing from its measured width,
     // grown from the columns just found (the fine pass resolves a band the coarse pass may only have grazed).
-    const double sw = patch_length(r1.area, out.r.area, out.r.rim, kWidth) / (across / std::sqrt(tol));
+    const double sw = within_budget(patch_length(r1.area, out.r.area, out.r.rim, kWidth) / (across / std::sqrt(tol)),
+                                    out.r.area);
     if (sw < s2) {
       s2 = sw;
       seeds = out.r.inside;
       out.r = column_moments(a, pa, b, pb, out.frame, s2, clip, &seeds, opt.hyper_exponent);
       columns += out.r.columns;
     }
+  }
+  // A patch larger than the coarse pass saw can still overflow: coarser until it fits.
+  for (int k = 0; k < 8 && out.r.too_large; ++k) {
+    s2 *= 2, out.coarsened = true;
+    out.r = column_moments(a, pa, b, pb, out.frame, s2, clip, &seeds, opt.hyper_exponent);
+    columns += out.r.columns;
   }
   out.spacing = s2;
   if (richardson && out.r.moments.m0 > 0) {
@@ -155,7 +176,7 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   if (!(out.r.moments.m0 > 0)) {  // cannot happen unless the patch is below the coarse pass's resolution
     // or the fine lattice overflowed (too_large): a turned axis can see a thinner footprint; the estimate's then.
     if (turned) return two_pass(a, pa, b, pb, origin, estimate, opt, across, out, columns, richardson);
-    out.r = r1;
+    out.r = r1, out.coarsened = true;
     if (opt.hyper_exponent != 1) {  // the coarse pass ran with n = 1: rerun it for the hypervolume
       out.r = column_moments(a, pa, b, pb, f1, s1, nullptr, nullptr, opt.hyper_exponent);
       columns += out.r.columns;
@@ -170,9 +191,11 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
 
 namespace {
 std::atomic<long> g_query_count{0};
+std::atomic<long> g_coarsened_count{0};
 }
 
 long interference_query_count() { return g_query_count.load(std::memory_order_relaxed); }
+long coarsened_query_count() { return g_coarsened_count.load(std::memory_order_relaxed); }
 
 namespace {
 
@@ -252,6 +275,8 @@ Interference column_interference(const CellPrimitives& A, const Pose& pose_i, co
   out.inertia = R * J * R.transpose();
   out.normal_estimate = n;
   out.spacing = pass.spacing;
+  out.coarsened = pass.coarsened;
+  if (pass.coarsened) g_coarsened_count.fetch_add(1, std::memory_order_relaxed);
   if (options.hyper_exponent == 1) {
     out.hypervolume = out.volume;
     out.hyper_centroid = out.centroid;

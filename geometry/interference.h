@@ -96,6 +96,9 @@ struct Interference {
   // Diagnostics (added): lattice spacing of the final pass and columns evaluated over both passes.
   double spacing = 0;
   long columns = 0;
+  // The column engine's lattice for the tolerance would not fit its budget (2^22 squares): a coarser one served, so
+  // the tolerance is not met (a tolerance of 1e-7 on a patch a few cm across).
+  bool coarsened = false;
 };
 
 // World-space bounds of a cell at a pose (for the broad phase); infinite primitives give infinite bounds.
@@ -113,6 +116,8 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
 
 // Interference queries that reached the narrow phase since the process started (for benchmarks).
 long interference_query_count();
+// Of those, the ones the column engine answered on a coarsened lattice (Interference::coarsened).
+long coarsened_query_count();
 
 // Writes the voxelized interference region of a pair (a FloatGrid fog volume of fill fractions,
 // world coordinates, voxel = the query's lattice spacing) to a .vdb file. Returns false (and writes

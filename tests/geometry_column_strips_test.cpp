@@ -102,6 +102,32 @@ TEST_CASE("column strips: a cylinder lying parallel on another, against the circ
   }
 }
 
+TEST_CASE("column engine: a tolerance its lattice budget cannot meet gets the finest lattice that fits, and says so",
+          "[geometry][column_strips]") {
+  // Two balls (a, b) whose centres are d apart: the lens's volume in closed form, π (a + b − d)² (d² + 2d(a + b) −
+  // 3(a − b)²) / (12 d). The width rule asks for 0.49 / tol squares over the patch: 4.9e6 at tol 1e-7, over the
+  // lattice's 2^22. Until 2026-11-28 the overflow returned the coarse pass's estimate silently (a frustum on a torus at
+  // 1e-7: 29 % low). Now the finest lattice that fits serves and the answer is flagged. Tolerance 1e-6: a lattice of
+  // ~2^22 squares is the width rule's at tol ≈ 1.2e-7; tenfold for the Richardson step's residual.
+  const double a = 0.03, b = 0.02, d = 0.045;
+  const double V = M_PI * (a + b - d) * (a + b - d) * (d * d + 2 * d * (a + b) - 3 * (a - b) * (a - b)) / (12 * d);
+  const Cell A = make_cell({sphere(a)}), B = make_cell({sphere(b)});
+  const Quat turned(Eigen::AngleAxisd(0.3, Vec3(1, 2, 3).normalized()));
+  for (double tol : {1e-5, 1e-7}) {
+    QueryOptions column;
+    column.closed_forms = false;
+    column.tolerance = tol;
+    const Interference q = interference(A, Pose{Vec3::Zero(), turned}, B, Pose{turned * Vec3(0, 0, d), turned}, column);
+    INFO("tolerance " << tol);
+    REQUIRE(q.overlap);
+    REQUIRE(q.columns > 0);  // the column engine served
+    std::printf("two balls, column engine at tol %.0e: V err %+.2e, %ld columns, coarsened %d\n", tol, q.volume / V - 1,
+                q.columns, static_cast<int>(q.coarsened));
+    CHECK(q.coarsened == (tol < 1e-6));
+    CHECK(rel(q.volume, V) < std::max(tol, 1e-6));
+  }
+}
+
 TEST_CASE("column strips: a cylinder lying across a flat end, against its 1-D integral", "[geometry][column_strips]") {
   // B (radius 0.03) on its side along x across A's top face (radius 0.05), d deep: bench_curved_pairs' "crossed
   // cylinders", attitude 1, V 3e-11 to 9e-8 m³, strips 0.5-7 mm wide and ~0.1 m long (the column engine was 33 % off
