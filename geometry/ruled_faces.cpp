@@ -502,6 +502,14 @@ Arcs intersect(const Arcs& x, const Arcs& y) {
 // can reach. Constraints along the rulings (a box's faces along a plane's rulings; a slab's planes or a cylinder
 // parallel to a cylinder's side) would make a ruling all in or all out: their σ ranges are found in closed form
 // here, and the chords inside them are whole.
+// The tube mode: a ball about x of that radius (a plane's disc) lies clear of the torus (farther than r from its centre
+// circle), so the face there carries no flux and its 16 samples and searches are spared.
+bool clear_of_torus(const Problem& pb, const Vec3& x, double radius) {
+  const lines::Placed& T = pb.torus[0];
+  const Vec3 xt = T.A * x + T.b;
+  return std::hypot(std::hypot(xt.x(), xt.y()) - T.major, xt.z()) - radius > T.r;
+}
+
 void add_face(Problem& pb, Face f) {
   const Constraint& q = pb.cons[f.constraint];
   const Vec3 centre = 0.5 * (pb.box_lo + pb.box_hi), half = 0.5 * (pb.box_hi - pb.box_lo);
@@ -513,6 +521,11 @@ void add_face(Problem& pb, Face f) {
   range(q.a, alo, ahi);
   if (!f.side) {
     if (f.level < alo || f.level > ahi) return;  // the plane misses the box
+    if (pb.tube) {  // the plane misses the torus: its centre circle's distances from it span h ± R |a × axis|
+      const lines::Placed& T = pb.torus[0];
+      const Vec3 centre = -T.A.transpose() * T.b, axis = T.A.row(2).transpose();
+      if (std::abs(q.a.dot(centre - q.p) - f.level) - T.major * q.a.cross(axis).norm() > T.r) return;
+    }
     // Rulings along a cylinder's axis would be all in or all out of it: turn them by 45° (the chord then has ends).
     f.u = q.e1, f.v = q.e2;
     for (const Constraint& c : pb.cons)
@@ -525,6 +538,7 @@ void add_face(Problem& pb, Face f) {
         const Vec3 at_level = q.p + f.level * q.a;
         const double radius = c.c + c.k * c.a.dot(at_level - c.p), centre = f.v.dot(c.p - q.p);
         if (!(radius > 0)) return;
+        if (pb.tube && clear_of_torus(pb, c.p + c.a.dot(at_level - c.p) * c.a, radius)) return;
         f.d0 = std::max(f.d0, centre - radius), f.d1 = std::min(f.d1, centre + radius);
         continue;
       }
