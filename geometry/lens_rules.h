@@ -12,9 +12,9 @@ namespace vcsim::geo::lens {
 // node 2j, so halving the rule reuses every other evaluation (the difference is the error estimate).
 struct CcRule {
   int n = 0;
-  std::array<double, 17> t{}, w{};
+  std::array<double, 33> t{}, w{};
   // Under the sine map below, on [−1, 1]: the nodes −cos θ_k and the weights w_k (π/2) sin θ_k (computed once).
-  std::array<double, 17> mapped_t{}, mapped_w{};
+  std::array<double, 33> mapped_t{}, mapped_w{};
 };
 inline CcRule make_cc_rule(int n) {
   constexpr double kPi = 3.14159265358979323846;
@@ -34,8 +34,8 @@ inline CcRule make_cc_rule(int n) {
   return r;
 }
 inline const CcRule& cc_rule(int n) {
-  static const CcRule r4 = make_cc_rule(4), r8 = make_cc_rule(8), r16 = make_cc_rule(16);
-  return n <= 4 ? r4 : n <= 8 ? r8 : r16;
+  static const CcRule r4 = make_cc_rule(4), r8 = make_cc_rule(8), r16 = make_cc_rule(16), r32 = make_cc_rule(32);
+  return n <= 4 ? r4 : n <= 8 ? r8 : n <= 16 ? r16 : r32;
 }
 
 // A rule's nodes and weights on [a, b] under the sine map x = m − h cos θ, θ = π (1 + t) / 2 (m, h: the interval's
@@ -43,7 +43,7 @@ inline const CcRule& cc_rule(int n) {
 // either end to the power ½, so an integrand with square-root ends (a row across a disc, a footprint's rounded tip)
 // becomes smooth in t and the rule converges geometrically instead of like n⁻³. The ends get weight 0.
 struct Mapped {
-  std::array<double, 17> x{}, w{};
+  std::array<double, 33> x{}, w{};
   Mapped(const CcRule& r, double a, double b) {
     const double m = 0.5 * (a + b), h = 0.5 * (b - a);
     for (int k = 0; k <= r.n; ++k) x[k] = m + h * r.mapped_t[k], w[k] = h * r.mapped_w[k];
