@@ -2,6 +2,7 @@
 // clipped by the planes' lines and integrated in closed form (geometry/disc_slices.h), and the discs summed by
 // Gauss–Legendre quadrature between the angles where a disc's shape changes.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "geometry/disc_slices.h"
@@ -206,7 +207,7 @@ void add_zeros(const Trig2& P, std::vector<double>& out) {
 // in θ, found exactly (add_zeros): sampling them missed a small lens at a box's edge, and made a torus's clip by a
 // mesh prism's planes depend on the frame by 2 %.
 std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, double r) {
-  std::vector<double> breaks, roots;
+  std::vector<double> breaks, roots, tangent_roots;
   // In the disc at θ a plane is the line α x + n3 y = b, α = n1 cos θ + n2 sin θ, b = δ − α R.
   std::vector<Trig1> alpha, b;
   for (const Ring& g : rings) {
@@ -242,12 +243,58 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     tangent += Trig2{-r * r * reach.k, -r * r * reach.c1, -r * r * reach.s1, -r * r * reach.c2, -r * r * reach.s2};
     roots.clear();
     add_zeros(tangent, roots);
+    tangent_roots.insert(tangent_roots.end(), roots.begin(), roots.end());
     keep([&](double t, Vec2& x) {
       const double al = g.n1 * std::cos(t) + g.n2 * std::sin(t), n2 = al * al + g.n3 * g.n3;
       x = (g.delta - al * R) / n2 * Vec2(al, g.n3);
       return n2 > 0;
     }, i, i, i, false);
   }
+  // The live arcs: where no plane leaves the whole disc outside (b > −r √(α² + n3²) for every plane). A plane's status
+  // changes only at its tangent roots, so it is constant between consecutive ones, read at the middle. Elsewhere the
+  // slice is empty and its shape does not matter: a polynomial below with no zero on a live arc is not solved (a
+  // mesh prism spans a few degrees of the ring; its 6–8 planes made up to 196 quartics over the whole turn).
+  for (double& t : tangent_roots) t = std::remainder(t, 2 * M_PI);
+  tangent_roots.push_back(-M_PI), tangent_roots.push_back(M_PI);
+  std::sort(tangent_roots.begin(), tangent_roots.end());
+  std::vector<std::array<double, 2>> live;
+  for (size_t k = 0; k + 1 < tangent_roots.size(); ++k) {
+    const double p = tangent_roots[k], q = tangent_roots[k + 1], m = 0.5 * (p + q), cm = std::cos(m), sm = std::sin(m);
+    bool alive = true;
+    for (size_t i = 0; i < nr && alive; ++i) {
+      const double al = rings[i].n1 * cm + rings[i].n2 * sm;
+      alive = rings[i].delta - al * R > -r * std::hypot(al, rings[i].n3);
+    }
+    if (!alive) continue;
+    if (!live.empty() && live.back()[1] == p) live.back()[1] = q;
+    else live.push_back({p, q});
+  }
+  // The live arcs in pieces of at most 0.05 rad, each by its middle's cos θ, sin θ, cos 2θ, sin 2θ and half width.
+  struct Piece {
+    double c, s, c2, s2, half;
+  };
+  std::vector<Piece> pieces;
+  for (const auto& a : live) {
+    const int n = static_cast<int>(std::ceil((a[1] - a[0]) / 0.05));
+    const double h = (a[1] - a[0]) / n;
+    for (int k = 0; k < n; ++k) {
+      const double m = a[0] + (k + 0.5) * h, c = std::cos(m), s = std::sin(m);
+      pieces.push_back({c, s, c * c - s * s, 2 * s * c, 0.5 * h});
+    }
+  }
+  // P may vanish on a live arc: |P| at a piece's middle within the bound of its slope, |(c1, s1)| + 2 |(c2, s2)|,
+  // times the half width. With `negative`, whether P < 0 somewhere on the live arcs (exact where it does not vanish).
+  auto may_vanish = [&](const Trig2& P, bool* negative) {
+    const double lipschitz = std::hypot(P.c1, P.s1) + 2 * std::hypot(P.c2, P.s2);
+    bool vanish = false;
+    for (const Piece& pc : pieces) {
+      const double v = P.k + P.c1 * pc.c + P.s1 * pc.s + P.c2 * pc.c2 + P.s2 * pc.s2;
+      vanish = vanish || std::abs(v) <= lipschitz * pc.half;
+      if (negative) *negative = *negative || v < 0;
+      if (vanish && !negative) break;
+    }
+    return vanish;
+  };
   for (size_t i = 0; i < nr; ++i)
     for (size_t j = i + 1; j < nr; ++j) {
       const Ring &gi = rings[i], &gj = rings[j];
@@ -267,8 +314,9 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
       const Trig2 dd = product(det, det);
       circle += Trig2{-r * r * dd.k, -r * r * dd.c1, -r * r * dd.s1, -r * r * dd.c2, -r * r * dd.s2};
       roots.clear();
-      add_zeros(circle, roots);
-      const bool vertex_ever_inside = !roots.empty() || circle.k + circle.c1 + circle.c2 < 0;  // P(0) < 0
+      bool vertex_ever_inside = false;  // on a live arc
+      if (may_vanish(circle, &vertex_ever_inside)) add_zeros(circle, roots);
+      vertex_ever_inside = vertex_ever_inside || !roots.empty();
       keep(vertex, i, j, j, false);
       // Where the lines are parallel (det = 0) and both cut the disc, they nearly coincide and their vertex sweeps the
       // whole line within a hair of θ: the clipped disc changes shape there, but the two crossings of the circle above
@@ -294,7 +342,7 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
         const Trig2 bd = product(b[m], det);
         crossing += Trig2{-bd.k, -bd.c1, -bd.s1, -bd.c2, -bd.s2};
         roots.clear();
-        add_zeros(crossing, roots);
+        if (may_vanish(crossing, nullptr)) add_zeros(crossing, roots);
         keep(vertex, i, j, m, true);
       }
     }
