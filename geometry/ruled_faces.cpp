@@ -500,18 +500,18 @@ Arcs intersect(const Arcs& x, const Arcs& y) {
   return out;
 }
 
-// The family's domains of a face (appended to pb.faces), from the overlap box: σ across a plane, the angles a side
-// can reach. Constraints along the rulings (a box's faces along a plane's rulings; a slab's planes or a cylinder
-// parallel to a cylinder's side) would make a ruling all in or all out: their σ ranges are found in closed form
-// here, and the chords inside them are whole.
 // The tube mode: a ball about x of that radius (a plane's disc) lies clear of the torus (farther than r from its centre
-// circle), so the face there carries no flux and its 16 samples and searches are spared.
+// circle), so the face there carries no flux and its samples and searches are spared.
 bool clear_of_torus(const Problem& pb, const Vec3& x, double radius) {
   const lines::Placed& T = pb.torus[0];
   const Vec3 xt = T.A * x + T.b;
   return std::hypot(std::hypot(xt.x(), xt.y()) - T.major, xt.z()) - radius > T.r;
 }
 
+// The family's domains of a face (appended to pb.faces), from the overlap box: σ across a plane, the angles a side
+// can reach. Constraints along the rulings (a box's faces along a plane's rulings; a slab's planes or a cylinder
+// parallel to a cylinder's side) would make a ruling all in or all out: their σ ranges are found in closed form
+// here, and the chords inside them are whole.
 void add_face(Problem& pb, Face f) {
   const Constraint& q = pb.cons[f.constraint];
   const Vec3 centre = 0.5 * (pb.box_lo + pb.box_hi), half = 0.5 * (pb.box_hi - pb.box_lo);
