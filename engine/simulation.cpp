@@ -503,12 +503,14 @@ RunSummary Simulation::finish(bool interrupted) {
   summary.wall_time = std::chrono::duration<double>(Clock::now() - wall_start_).count();
   summary.interference_queries = geo::interference_query_count() - queries_at_start_;
   summary.coarsened_queries = geo::coarsened_query_count() - coarsened_at_start_;
-  std::vector<std::string> warnings = options_.warnings;
   if (summary.coarsened_queries > 0)
-    warnings.push_back("warning: " + std::to_string(summary.coarsened_queries) + " of " +
-                       std::to_string(summary.interference_queries) +
-                       " interference queries could not meet simulation.geometry_tolerance within the column "
-                       "engine's lattice budget and were answered on a coarser lattice (docs/geometry.md)");
+    summary.run_warnings.push_back("warning: " + std::to_string(summary.coarsened_queries) + " of " +
+                                   std::to_string(summary.interference_queries) +
+                                   " interference queries could not meet simulation.geometry_tolerance within the "
+                                   "column engine's lattice budget and were answered on a coarser lattice "
+                                   "(docs/geometry.md)");
+  std::vector<std::string> warnings = options_.warnings;
+  warnings.insert(warnings.end(), summary.run_warnings.begin(), summary.run_warnings.end());
   if (summary.failed)
     summary.status = "failed: " + summary.failure_message;
   else if (interrupted_ || interrupted)

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/build_world.h"
 #include "engine/impulse_script.h"
@@ -39,7 +40,8 @@ struct RunSummary {
   double sim_time = 0, wall_time = 0;
   long steps = 0, rhs_evaluations = 0, samples = 0;
   long interference_queries = 0;  // narrow-phase geometry queries during the run
-  long coarsened_queries = 0;     // of those, answered on a lattice coarser than the tolerance asks (a warning)
+  long coarsened_queries = 0;     // of those, answered on a lattice coarser than the tolerance asks
+  std::vector<std::string> run_warnings;  // found during the run (coarsened queries): stored with the preflight's
   Energies initial_energy, final_energy;
   double max_energy_increase = 0;  // J, largest rise of the total energy above its running minimum
   double max_bristle_energy = 0;   // J, the most the friction bristles held at an output sample (not in the total)

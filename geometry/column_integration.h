@@ -78,6 +78,13 @@ Vec3 cell_gradient(const CellPrimitives& cell, const Pose& body_pose, const Vec3
 // Conservative axis-aligned bounds of a cell in a frame (infinite where unbounded).
 void cell_bounds_in_frame(const CellPrimitives& cell, const Pose& body_pose, const Pose& frame, Vec3& lo, Vec3& hi);
 
+// The lattices' budgets (candidate squares). An octree-culled lattice this large means phi hugs zero over a wide area
+// without a measurable overlap (cells that share a face). A grown lattice holds only the patch's squares, so its
+// budget is larger (a thin ring at a tight tolerance needs ~1e6, docs/geometry.md). A pass over budget reports
+// too_large and computes nothing.
+constexpr double kMaxLatticeSquares = 1 << 20;
+constexpr double kMaxGrownSquares = 1 << 22;
+
 struct ColumnResult {
   bool bounded = true;      // false when the overlap box is unbounded (two infinite cells)
   RawMoments moments;       // in the query frame
@@ -85,7 +92,7 @@ struct ColumnResult {
   double rim = 0;           // length of the patch's outline in projection (the clipped polygons' rim edges)
   long columns = 0;         // columns evaluated (cost diagnostics)
   long candidates = 0;      // lattice squares the octree could not rule out
-  bool too_large = false;   // the lattice would exceed 2^20 squares (2^22 grown from seeds): nothing computed
+  bool too_large = false;   // the lattice would exceed its budget (kMaxLatticeSquares, kMaxGrownSquares)
   double u_min = 0, u_max = 0, v_min = 0, v_max = 0;  // bounds of the non-empty lattice columns
   // (u, v) of every non-empty lattice column, then the seeds of lobes the lattice missed (columns found non-empty by
   // the octree pass's search below its spacing; a grown pass's seeds it could not resolve), for the next pass.

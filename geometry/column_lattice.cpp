@@ -10,12 +10,6 @@ namespace vcsim::geo::column {
 using lines::cell_sdf;
 
 namespace {
-// The octree lattice's limit (candidate squares): a lattice this large means phi hugs zero over a wide area
-// without a measurable overlap (cells that share a face). The grown lattice's limit is larger: it holds only the
-// patch's squares, and a thin ring at a tight tolerance needs ~1e6 (docs/geometry.md).
-constexpr double kMaxSquares = 1 << 20;
-constexpr double kMaxGrown = 1 << 22;
-
 // Whether a corner (i, j) with i0 <= i <= i1, j0 <= j <= j1 has been evaluated and is non-empty.
 bool any_inside(const Lattice& lat, long i0, long i1, long j0, long j1) {
   for (long bj = j0 >> kShift; bj <= (j1 >> kShift); ++bj)
@@ -82,7 +76,7 @@ Lattice build_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s) {
     feet.emplace_back(std::lround(n.c.x() / F - 0.5), std::lround(n.c.y() / F - 0.5));
   std::sort(feet.begin(), feet.end());
   feet.erase(std::unique(feet.begin(), feet.end()), feet.end());
-  if (static_cast<double>(feet.size()) * per * per > kMaxSquares) {
+  if (static_cast<double>(feet.size()) * per * per > kMaxLatticeSquares) {
     lat.too_large = true;
     return lat;
   }
@@ -154,7 +148,7 @@ Lattice grown_lattice(Pair& pr, const Vec3& lo, const Vec3& hi, double s,
     for (int c = 0; c < 4; ++c) any |= corner(i + (c & 1), j + (c >> 1)).c.in;
     if (!any && !b.square[k]) continue;
     b.square[k] = 1;
-    if (++lat.candidates > kMaxGrown) {
+    if (++lat.candidates > kMaxGrownSquares) {
       lat.too_large = true;
       return lat;
     }

@@ -56,10 +56,6 @@ struct Pass {
   bool coarsened = false;  // the tolerance's spacing exceeded the lattice's budget: a coarser one served
 };
 
-// The fine lattice's budget: the 2^22 squares a grown lattice may hold (geometry/column_lattice.cpp). A spacing finer
-// than √(area / budget) cannot fit (the patch's rim adds squares; an overflow is caught after the pass).
-constexpr double kFineSquares = 1 << 22;
-
 // The coarse pass in frame f1: a lattice over the overlap box finds the patch (r1, spacing s1), zoomed until the patch
 // holds a few squares.
 bool coarse_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, const Pose& pb, const Pose& f1,
@@ -124,8 +120,10 @@ bool two_pass(const CellPrimitives& a, const Pose& pa, const CellPrimitives& b, 
   if (opt.max_voxel > 0) s2 = std::min(s2, opt.max_voxel);
   // A tolerance the budget cannot meet (1e-7 on a 3 cm patch) gets the finest lattice that fits, and the answer says
   // so (Interference::coarsened). Until 2026-11-28 the overflow returned the coarse pass's estimate: 29 % off.
+  // A spacing finer than √(area / budget) cannot fit the grown lattice (its rim adds squares: an overflow is caught
+  // after the pass).
   auto within_budget = [&](double s, double area) {
-    const double finest = std::sqrt(area / kFineSquares);
+    const double finest = std::sqrt(area / kMaxGrownSquares);
     if (s >= finest) return s;
     out.coarsened = true;
     return finest;

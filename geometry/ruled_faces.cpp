@@ -507,6 +507,12 @@ bool clear_of_torus(const Problem& pb, const Vec3& x, double radius) {
   const Vec3 xt = T.A * x + T.b;
   return std::hypot(std::hypot(xt.x(), xt.y()) - T.major, xt.z()) - radius > T.r;
 }
+// The plane a·x = a·p + level misses the torus: its centre circle's distances from it span h ± R |a × axis|.
+bool plane_clear_of_torus(const Problem& pb, const Vec3& a, const Vec3& p, double level) {
+  const lines::Placed& T = pb.torus[0];
+  const Vec3 centre = -T.A.transpose() * T.b, axis = T.A.row(2).transpose();
+  return std::abs(a.dot(centre - p) - level) - T.major * a.cross(axis).norm() > T.r;
+}
 
 // The family's domains of a face (appended to pb.faces), from the overlap box: σ across a plane, the angles a side
 // can reach. Constraints along the rulings (a box's faces along a plane's rulings; a slab's planes or a cylinder
@@ -523,11 +529,7 @@ void add_face(Problem& pb, Face f) {
   range(q.a, alo, ahi);
   if (!f.side) {
     if (f.level < alo || f.level > ahi) return;  // the plane misses the box
-    if (pb.tube) {  // the plane misses the torus: its centre circle's distances from it span h ± R |a × axis|
-      const lines::Placed& T = pb.torus[0];
-      const Vec3 centre = -T.A.transpose() * T.b, axis = T.A.row(2).transpose();
-      if (std::abs(q.a.dot(centre - q.p) - f.level) - T.major * q.a.cross(axis).norm() > T.r) return;
-    }
+    if (pb.tube && plane_clear_of_torus(pb, q.a, q.p, f.level)) return;
     // Rulings along a cylinder's axis would be all in or all out of it: turn them by 45° (the chord then has ends).
     f.u = q.e1, f.v = q.e2;
     for (const Constraint& c : pb.cons)

@@ -363,10 +363,7 @@ int run_scenario(const RunCli& cli, bool check_only) {
             << energy_verdict(s, scenario.adaptive ? std::max(1e-9, scenario.adaptive_settings.rel_tol) : 1e-9)
             << "\n"
             << "output     " << options.output_path << " (" << s.samples << " samples)\n";
-  if (s.coarsened_queries > 0)
-    std::cerr << "warning: " << s.coarsened_queries << " of " << s.interference_queries
-              << " interference queries were answered on a lattice coarser than simulation.geometry_tolerance asks "
-                 "(the column engine's budget; docs/geometry.md)\n";
+  for (const std::string& w : s.run_warnings) std::cerr << w << "\n";
   if (!scenario.impulses.empty())  // scripted impulses are external work: the energy line starts over after each
     std::cout << "impulses   " << s.impulses_applied << " applied (/impulses in the output; the energy rise is "
               << "measured from the state after each)\n";
