@@ -460,7 +460,7 @@ TorusLeast least_level(const Placed& p, const Vec3& o, const Vec3& w, double s0,
   for (int k = 0; k < F.nc; ++k)
     if (F.crit[k] > s0 + F.ow && F.crit[k] < s1 + F.ow) consider(F.crit[k], 0);
   const Vec3 x = op + best * w;
-  const double rho = std::hypot(x.x(), x.y()), second = (rho + p.major) * (rho + p.major) + x.z() * x.z() - p.r * p.r;
+  const double rho = radial(x), second = (rho + p.major) * (rho + p.major) + x.z() * x.z() - p.r * p.r;
   return {f_best / second, end < 0 ? s0 : end > 0 ? s1 : best - F.ow, end, end != 0 ? F.slope(best) / second : 0.0};
 }
 }  // namespace

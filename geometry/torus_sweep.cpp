@@ -20,6 +20,7 @@ constexpr double kPi = 3.14159265358979323846;
 // Gauss–Legendre nodes and weights on [0, 1] (Newton on P_n from the Chebyshev guess; exact to rounding).
 struct Rule {
   std::vector<double> x, w;
+  std::vector<double> cos_pi_x, w_pi_sin;  // cos πx and π w sin πx: the cosine substitution's nodes, set once
 };
 Rule gauss_legendre(int n) {
   Rule r;
@@ -40,12 +41,21 @@ Rule gauss_legendre(int n) {
     r.x.push_back(0.5 * (1 - z));
     r.w.push_back(1.0 / ((1 - z * z) * dp * dp));
   }
+  for (size_t i = 0; i < r.x.size(); ++i) {
+    r.cos_pi_x.push_back(std::cos(kPi * r.x[i]));
+    r.w_pi_sin.push_back(kPi * r.w[i] * std::sin(kPi * r.x[i]));
+  }
   return r;
 }
 
 // Node counts from the tolerance. Measured against Pappus's closed form for the doughnut on its cone and the
 // closed-form torus–plane pairs (tests/geometry_torus_sweep_test.cpp): 10 nodes per panel reach 1e-6 in V and 2e-4 in J on the shallow
 // lenses of resting contacts; each decade of tolerance adds 4; beyond 24 nodes the bisected breakpoints (1e-9) limit it.
+// Across a section (the chords' offsets) two fewer down to a tolerance of 1e-4: at 1e-3 on bench_every_pair's two-tori
+// and ellipsoid–torus poses (seeds 3, 7, 13, 29) V within 2.5e-6 and J within 3.4e-5 of the sweep at 1e-9, where 10
+// nodes gave 1e-7 and 8e-7 (6 nodes: J 4e-3); a ball and the doughnut on its cone within 1e-5 and 2.4e-5. Not tighter:
+// a torus 2 cm deep in a plane came out 2.9e-6 from its closed form at 1e-6 with 20 nodes (1.1e-7 with 22). Along φ,
+// 8 nodes were not enough at 1e-3 (J 5e-4 … 9e-4 on the doughnut and a ball's unchecked bands).
 int nodes_for(double tolerance) {
   const double digits = -std::log10(std::clamp(tolerance, 1e-12, 1e-1));
   return std::clamp(static_cast<int>(std::ceil(4 * digits - 2)), 6, 24);
@@ -206,7 +216,8 @@ struct Sweep {
   size_t other_begin = 0;     // clip[other_begin, end): the other cell (its distance gives q and the depth)
   double R = 0, r = 0;
   Vec3 ref = Vec3::Zero();  // the point the moments are taken about (Q): the deepest point found
-  Rule rule;
+  Rule rule;        // along φ, over the panels of a ring or of a band that is not checked
+  Rule chord_rule;  // across a section, along the chords' offsets
   static constexpr int a_samples = 17;  // odd: a = 0, the chord through the disc's deepest point, is a sample
   std::array<double, a_samples> a_nodes;  // −cos(π (i + ½) / a_samples), set once (their cosines were 3 % of a query)
 
@@ -558,10 +569,13 @@ struct Sweep {
     // bisection to 1e-9 r takes 30), all of them: two can change between the same samples (an ellipse's first
     // chord inside the circle, its lower end crossing the circle just after: a kink left inside a panel cost
     // 3e-5 of a section).
-    std::vector<double> breaks{a_lo};
+    // At most 3 breaks between two samples: a_lo, a_hi and 3 (n − 1) ≤ 56 in all.
+    std::array<double, 3 * (a_samples + 1) + 2> breaks;
+    int n_breaks = 0;
+    breaks[n_breaks++] = a_lo;
     auto changes = [&](double x0, double x1, int s0, int s1) {
       std::array<double, 3> f0, f1;
-      const size_t first = breaks.size();
+      const int first = n_breaks;
       if (signature_functions(c, p, q, x0, f0) && signature_functions(c, p, q, x1, f1)) {
         for (int k = 0; k < 3; ++k) {
           if ((f0[k] > 0) == (f1[k] > 0)) continue;
@@ -569,10 +583,10 @@ struct Sweep {
             std::array<double, 3> fa;
             return signature_functions(c, p, q, a, fa) ? fa[k] : kNaN;
           };
-          breaks.push_back(sign_change(f, x0, x1, 1e-9 * r));
+          breaks[n_breaks++] = sign_change(f, x0, x1, 1e-9 * r);
         }
-        std::sort(breaks.begin() + first, breaks.end());
-        if (breaks.size() > first) return;
+        std::sort(breaks.begin() + first, breaks.begin() + n_breaks);
+        if (n_breaks > first) return;
       }
       if (ring_r > 0 && (s0 == 0) != (s1 == 0)) {
         // Another torus, a chord that misses it on one side: where the chord starts to meet it, a zero of the torus's
@@ -593,7 +607,7 @@ struct Sweep {
         if ((l0 > 0) != (l1 > 0)) {
           const Edge e = parabola_edge(least, x0, l0, slope0, x1, l1, slope1, 1e-9 * r);
           const double meets = s0 == 0 ? e.hi : e.lo;  // the first chord that meets it
-          breaks.push_back(0.5 * (e.lo + e.hi));
+          breaks[n_breaks++] = 0.5 * (e.lo + e.hi);
           const int s_meets = signature(meets), s_other = s0 == 0 ? s1 : s0;
           if (s_meets == s_other) return;
           (s0 == 0 ? x0 : x1) = meets;
@@ -604,25 +618,29 @@ struct Sweep {
         const double mid = 0.5 * (x0 + x1);
         (signature(mid) == s0 ? x0 : x1) = mid;
       }
-      breaks.push_back(0.5 * (x0 + x1));
-      std::sort(breaks.begin() + first, breaks.end());
+      breaks[n_breaks++] = 0.5 * (x0 + x1);
+      std::sort(breaks.begin() + first, breaks.begin() + n_breaks);
     };
     for (int j = 0; j + 1 < n; ++j)
       if (sig[j + 1] != sig[j]) changes(a[j], a[j + 1], sig[j], sig[j + 1]);
-    breaks.push_back(a_hi);
-    for (size_t b = 0; b + 1 < breaks.size(); ++b) {
+    breaks[n_breaks++] = a_hi;
+    // Moments about `ref` (near the contact), each chord's measured from a point e of the section's first chord, with
+    // its offset u = a − a_e along p and its s from its own first end: every term stays at the patch's scale, so the
+    // central moments do not cancel the ring's (a thin lens 5 cm from the centre). A chord from o = e + u p + s₀ q adds
+    // i0 o oᵀ + i1 (o qᵀ + q oᵀ) + i2 q qᵀ to m2: six sums over the chords, assembled once.
+    Vec3 e;
+    double a_e = kNaN, s_e = 0;
+    double k0 = 0, k_u = 0, k_q = 0, k_uu = 0, k_uq = 0, k_qq = 0;  // Σ i0, i0 u, (i0 s₀ + i1), i0 u², u (…), (…) s
+    for (int b = 0; b + 1 < n_breaks; ++b) {
       const double lo = breaks[b], hi = breaks[b + 1];
       if (!(hi > lo) || signature(0.5 * (lo + hi)) == 0) continue;
       const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
-      for (size_t i = 0; i < rule.x.size(); ++i) {
-        const double theta = kPi * rule.x[i];
-        const double ai = mid - half * std::cos(theta), wi = rule.w[i] * kPi * half * std::sin(theta);
+      for (size_t i = 0; i < chord_rule.x.size(); ++i) {
+        const double ai = mid - half * chord_rule.cos_pi_x[i], wi = half * chord_rule.w_pi_sin[i];
         const IntervalList set = chord_set(c, p, q, ai);
         if (set.n == 0) continue;
-        // Moments about `ref` (near the contact), with s measured from the chord's first end: every term stays at
-        // the patch's scale, so the central moments do not cancel the ring's (a thin lens 5 cm from the centre).
         const double s_first = set.v[0][0];
-        const Vec3 o = c + ai * p + s_first * q - ref;
+        if (std::isnan(a_e)) a_e = ai, s_e = s_first, e = c + ai * p + s_first * q - ref;
         const double rho0 = R + ai * rho_p + s_first * rho_q;  // ρ = rho0 + rho_q s along the chord
         double i0 = 0, i1 = 0, i2 = 0;                          // ∫ρ, ∫ρ s, ∫ρ s² over the chord's set
         for (int t = 0; t < set.n; ++t) {
@@ -633,11 +651,18 @@ struct Sweep {
           i1 += rho0 * j1 + rho_q * j2;
           i2 += rho0 * j2 + rho_q * j3;
         }
-        m.m0 += wi * i0;
-        m.m1 += wi * (i0 * o + i1 * q);
-        m.m2 += wi * (i0 * o * o.transpose() + i1 * (o * q.transpose() + q * o.transpose()) + i2 * q * q.transpose());
+        const double u = ai - a_e, s0 = s_first - s_e, along = i0 * s0 + i1;  // ∫ρ (s₀ + s) over the chord
+        k0 += wi * i0, k_u += wi * i0 * u, k_q += wi * along;
+        k_uu += wi * i0 * u * u, k_uq += wi * u * along, k_qq += wi * (along * s0 + i1 * s0 + i2);
       }
     }
+    if (std::isnan(a_e)) return m;
+    const Mat3 pq = p * q.transpose();
+    m.m0 = k0;
+    m.m1 = k0 * e + k_u * p + k_q * q;
+    m.m2 = k0 * e * e.transpose() + k_u * (e * p.transpose() + p * e.transpose()) +
+           k_q * (e * q.transpose() + q * e.transpose()) + k_uu * p * p.transpose() + k_uq * (pq + pq.transpose()) +
+           k_qq * q * q.transpose();
     return m;
   }
 };
@@ -726,6 +751,7 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
     sw.ellipsoid_scale = e.radii.minCoeff();
   }
   sw.rule = gauss_legendre(nodes_for(tolerance));
+  sw.chord_rule = gauss_legendre(nodes_for(tolerance) - (tolerance >= 1e-4 ? 2 : 0));
   for (int i = 0; i < Sweep::a_samples; ++i) sw.a_nodes[i] = -std::cos(kPi * (i + 0.5) / Sweep::a_samples);
 
   // The overlap's angular extent about the axis: all of it, unless its bounding box keeps clear of the axis.
@@ -874,10 +900,7 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   auto panel = [&](double lo, double hi) {
     const RawMoments before = total;
     const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
-    for (size_t i = 0; i < sw.rule.x.size(); ++i) {
-      const double theta = kPi * sw.rule.x[i];
-      add(mid - half * std::cos(theta), sw.rule.w[i] * kPi * half * std::sin(theta));
-    }
+    for (size_t i = 0; i < sw.rule.x.size(); ++i) add(mid - half * sw.rule.cos_pi_x[i], half * sw.rule.w_pi_sin[i]);
     RawMoments m;
     m.m0 = total.m0 - before.m0, m.m1 = total.m1 - before.m1, m.m2 = total.m2 - before.m2;
     total = before;
