@@ -73,6 +73,25 @@ constexpr double kPi = 3.14159265358979323846;
 using Vec2 = Eigen::Vector2d;
 using Mat2 = Eigen::Matrix2d;
 
+// Points known inside the footprint, ascending in u. The footprint is convex, so the segment between two of them lies
+// inside it: a row between two starts from their interpolation, inside without a search however far the footprint
+// drifts along the rows (a cone's tip on a capsule: 1e-2 m over an extent of 2.7e-3 m).
+struct InsidePoints {
+  std::vector<Vec2> p;
+  void add(double u, double y) {
+    const auto at = std::lower_bound(p.begin(), p.end(), u, [](const Vec2& q, double x) { return q.x() < x; });
+    if (at == p.end() || at->x() != u) p.insert(at, Vec2(u, y));
+  }
+  // The interpolation at u; beyond the outermost points (a tip's last 1e-7 of the box) the nearest's y.
+  double at(double u) const {
+    const auto hi = std::lower_bound(p.begin(), p.end(), u, [](const Vec2& q, double x) { return q.x() < x; });
+    if (hi == p.begin()) return p.front().y();
+    if (hi == p.end()) return p.back().y();
+    const auto lo = hi - 1;
+    return lo->y() + (hi->y() - lo->y()) * (u - lo->x()) / (hi->x() - lo->x());
+  }
+};
+
 struct Lens {
   std::vector<Placed> prims;
   Vec3 lo, hi;  // the overlap of the two cells' boxes
@@ -130,9 +149,9 @@ struct Lens {
   // the edge is that face when G is still positive just inside it; otherwise the rim lies before and G (finite
   // there) is searched between.
   // `hint`: a guess of the edge (a neighbouring row's), NaN for none: the bracket starts there, widened outward
-  // by steps growing 4× until a column outside is found.
-  Edge row_edge(double u, double y_in, Column c_in, double y_box, double hint) {
-    const double tol = 1e-10 * size, dir = y_box > y_in ? 1.0 : -1.0;
+  // by steps growing 4× until a column outside is found. `precision`: relative to the box.
+  Edge row_edge(double u, double y_in, Column c_in, double y_box, double hint, double precision = 1e-10) {
+    const double tol = precision * size, dir = y_box > y_in ? 1.0 : -1.0;
     double y_out = y_box;
     Column c_out;
     bool bracketed = false;
@@ -260,8 +279,8 @@ struct Lens {
     }
   }
 
-  // The row at u: its edges and shape, then (when `integrate`) its integral. y_guess: a column likely inside (the
-  // previous row's middle).
+  // The row at u: its edges and shape, then (when `integrate`) its integral. y_guess: a column likely inside (one
+  // interpolated between points known inside; searched around when it is not).
   // near: a row close by whose edges start the searches (none: from the box's sides).
   Row row(double u, double y_guess, bool integrate = true, const Row* near = nullptr) {
     Row r;
@@ -463,32 +482,78 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
 
   // The footprint's extent in u: where the row's highest column reaches zero (its value near the tip good to
   // ~1e-14 of the box, the argument to 1e-7).
+  InsidePoints inside;  // the deepest column, each row maximum the extent searches find, each row's middle
+  inside.add(u, v);
+  // A row found crossing the footprint: the lowest and highest columns seen inside it, and the nearest seen beyond
+  // them (−∞ and +∞ for none: located when needed).
+  struct Crossing {
+    double u = 0, in_lo = 0, in_hi = 0, out_lo = -kInf, out_hi = kInf;
+  };
+  std::vector<Crossing> track;  // this side's crossings, from the deepest column's row to the one nearest the tip
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<Vec2> seen;       // the columns the row searches below evaluated on the current row: (y, S)
   double y_peak = v;  // the last row maximum found inside the footprint
   auto row_max = [&](double x) {
-    // First near the last maximum (the footprint is convex, so it moves little from row to row), then over the whole
-    // row: outside the footprint S need not be concave (a cone's tip beside a ball), and Brent over the whole row
-    // alone settled on a side maximum for a row that crosses the footprint, cutting the footprint short (a ball
-    // against a cone: 3.4 % of V lost with the estimate satisfied).
-    auto S = [&](double y) { return lens.at(x, y).S; };
+    // First near the last maximum (the footprint is convex, so it moves little from row to row): cheap, and where
+    // it finds a positive column the row crosses the footprint for certain. Outside the footprint S need not be
+    // concave (a cone's tip beside a ball), so finding nothing there does not make the row clear.
+    seen.clear();
+    auto S = [&](double y) {
+      const double s = lens.at(x, y).S;
+      seen.emplace_back(y, s);
+      return s;
+    };
     double best;
-    const double y_near = positive_max(S, std::max(lo.y(), y_peak - 2 * v_reach), std::min(hi.y(), y_peak + 2 * v_reach),
-                                       1e-7 * lens.size, best);
-    if (best > 0) {
-      y_peak = y_near;
-      return std::pair<double, long>(best, 0);
+    double y = positive_max(S, std::max(lo.y(), y_peak - 2 * v_reach), std::min(hi.y(), y_peak + 2 * v_reach),
+                            1e-7 * lens.size, best);
+    if (!(best > 0) && track.size() >= 2) {
+      // Then where the row must cross if it does. The footprint is convex: the segment from a column of this row
+      // inside to one inside an earlier crossing passes the last crossing inside, so this row's stretch lies
+      // between the lines from each earlier crossing's columns inside through the last one's columns beyond (a side
+      // with none seen beyond is located first). Where those bounds have crossed, the row is clear for certain.
+      // The footprint can drift along the rows far beyond the rim points' spread: a cone's tip on a capsule, where
+      // Brent over the whole row, which stood here, settled on a side maximum and kept 73 % of V.
+      Crossing &b = track.back(), &before = track[track.size() - 2];
+      auto beyond = [&](double& out, double& in, double side, double hint) {  // hint: the crossing before's
+        if (std::isfinite(out)) return;
+        const Edge e = lens.row_edge(b.u, in, lens.at(b.u, in), side, std::isfinite(hint) ? hint : nan, 1e-7);
+        in = e.in, out = e.out;
+      };
+      beyond(b.out_lo, b.in_lo, lo.y(), before.out_lo), beyond(b.out_hi, b.in_hi, hi.y(), before.out_hi);
+      double w0 = lo.y(), w1 = hi.y();
+      for (size_t k = 0; k + 1 < track.size(); ++k) {
+        const Crossing& a = track[k];
+        const double t = (x - a.u) / (b.u - a.u);  // > 1: x lies beyond both
+        w0 = std::max(w0, (1 - t) * a.in_lo + t * b.out_lo), w1 = std::min(w1, (1 - t) * a.in_hi + t * b.out_hi);
+      }
+      double in_window = -kInf;  // 8 samples: 16 cost an ellipsoid on a ball 3 % more columns and found nothing more
+      const double y_window = w0 < w1 ? positive_max(S, w0, w1, 1e-7 * lens.size, in_window, 8) : y;
+      if (in_window > best) best = in_window, y = y_window;
     }
-    double whole;  // the whole row, as before this search existed: the footprint can lie beyond the stretch
-    brent_max(S, lo.y(), hi.y(), 1e-7 * lens.size, whole);
-    return std::pair<double, long>(std::max(best, whole), 0);
+    if (best > 0) {
+      y_peak = y;
+      Crossing c{x, y, y};
+      for (const Vec2& p : seen)
+        if (p.y() > 0) c.in_lo = std::min(c.in_lo, p.x()), c.in_hi = std::max(c.in_hi, p.x());
+      for (const Vec2& p : seen) {
+        if (p.y() > 0) continue;
+        if (p.x() < c.in_lo) c.out_lo = std::max(c.out_lo, p.x());
+        if (p.x() > c.in_hi) c.out_hi = std::min(c.out_hi, p.x());
+      }
+      track.push_back(c);
+      inside.add(x, y);
+    }
+    return std::pair<double, long>(best, 0);
   };
   // Bracketed from the rim point reaching furthest that way (inside), stepping outward by steps growing 4× until a
   // row misses the footprint, or the box's side.
   auto extent = [&](double dir) {
     y_peak = v;  // each side's search starts from the deepest column, not from where the other side's ended
+    track.assign(1, Crossing{u, v, v});
     double u_in = u, g_in = g_best;
     for (int k = 0; k < 8; ++k) {
       const double c = std::cos(k * kPi / 4 - turn) * reach[k];  // the rim point's u in the turned frame, less u
-      if (dir * c > dir * (u_in - u)) u_in = u + c;
+      if (dir * c > dir * (u_in - u)) u_in = u + c, y_peak = v + std::sin(k * kPi / 4 - turn) * reach[k];
     }
     if (u_in != u) g_in = row_max(u_in).first;
     if (!(g_in > 0)) u_in = u, g_in = g_best;
@@ -513,15 +578,13 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   };
   const double u0 = extent(-1), u1 = extent(1);
 
-  double y_guess = v;
   Row last;  // the row evaluated last: its edges start the next row's searches
   std::vector<Row> kept;  // rows the tip check below evaluated at the outer rule's nodes
   auto row_at = [&](double x) {
     for (const Row& k : kept)
       if (k.u == x) return k;
-    Row r = lens.row(x, y_guess, true, last.shape.empty ? nullptr : &last);
-    if (!r.shape.empty) last = r;
-    if (!r.shape.empty) y_guess = r.mid;
+    Row r = lens.row(x, inside.at(x), true, last.shape.empty ? nullptr : &last);
+    if (!r.shape.empty) last = r, inside.add(r.u, r.mid);
     return r;
   };
   Sums total;
@@ -530,10 +593,9 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   // The u where the shape changes between rows ra and rb (bisection; a kink misplaced by δ costs ~δ² of V).
   auto kink_between = [&](const Row& ra, const Row& rb) {
     double ua = ra.u, ub = rb.u;
-    const double y_inside = 0.5 * (ra.mid + rb.mid);  // inside: the footprint is convex
     while (std::abs(ub - ua) > kink_precision) {
       const double um = 0.5 * (ua + ub);
-      (lens.row(um, y_inside, false, &ra).shape == ra.shape ? ua : ub) = um;
+      (lens.row(um, inside.at(um), false, &ra).shape == ra.shape ? ua : ub) = um;
     }
     return 0.5 * (ua + ub);
   };
@@ -558,7 +620,6 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
         if (kinks_left <= 0) break;
         --kinks_left;
         const double c = kink_between(rows[k], rows[k + step]);
-        y_guess = rows[k].mid;
         return outer(s0, c, depth) && outer(c, s1, depth);
       }
       const Mapped fine(cc_rule(16 / step), s0, s1), coarse(cc_rule(8 / step), s0, s1);
@@ -589,10 +650,10 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     const Mapped m8(cc_rule(8), u0, u1);
     const double span = u1 - u0;
     for (int side = 0; side < 2; ++side) {
-      y_guess = v;
       const Row inner = row_at(m8.x[side ? 7 : 1]);  // the outer rule's second and second-last rows (kept)
       kept.push_back(inner);
-      const Row tip = lens.row(side ? u1 - 1e-5 * span : u0 + 1e-5 * span, inner.mid, false, &inner);
+      const double x = side ? u1 - 1e-5 * span : u0 + 1e-5 * span;
+      const Row tip = lens.row(x, inside.at(x), false, &inner);
       if (inner.shape.empty || tip.shape.empty || inner.shape == tip.shape || kinks_left <= 0) continue;
       --kinks_left;
       cuts.push_back(kink_between(tip, inner));
@@ -600,7 +661,6 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
   }
   cuts.push_back(u1);
   std::sort(cuts.begin(), cuts.end());
-  y_guess = v;
   bool ok_outer = true;
   for (size_t i = 0; i + 1 < cuts.size() && ok_outer; ++i) ok_outer = outer(cuts[i], cuts[i + 1], 4);
   const double V = total.s[0];
