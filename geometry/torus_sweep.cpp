@@ -628,9 +628,10 @@ struct Sweep {
     // its offset u = a − a_e along p and its s from its own first end: every term stays at the patch's scale, so the
     // central moments do not cancel the ring's (a thin lens 5 cm from the centre). A chord from o = e + u p + s₀ q adds
     // i0 o oᵀ + i1 (o qᵀ + q oᵀ) + i2 q qᵀ to m2: six sums over the chords, assembled once.
-    Vec3 e;
+    Vec3 e = Vec3::Zero();
     double a_e = kNaN, s_e = 0;
-    double k0 = 0, k_u = 0, k_q = 0, k_uu = 0, k_uq = 0, k_qq = 0;  // Σ i0, i0 u, (i0 s₀ + i1), i0 u², u (…), (…) s
+    // Σ w × i0, i0 u, i0 s₀ + i1, i0 u², u (i0 s₀ + i1) and i0 s₀² + 2 i1 s₀ + i2.
+    double k0 = 0, k_u = 0, k_q = 0, k_uu = 0, k_uq = 0, k_qq = 0;
     for (int b = 0; b + 1 < n_breaks; ++b) {
       const double lo = breaks[b], hi = breaks[b + 1];
       if (!(hi > lo) || signature(0.5 * (lo + hi)) == 0) continue;
