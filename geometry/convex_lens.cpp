@@ -16,6 +16,7 @@ namespace vcsim::geo {
 namespace {
 
 using lines::kInf;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // a search hint: none
 using lines::Placed;
 using lines::Span;
 using namespace lens;
@@ -78,13 +79,16 @@ using Mat2 = Eigen::Matrix2d;
 // drifts along the rows (a cone's tip on a capsule: 1e-2 m over an extent of 2.7e-3 m).
 struct InsidePoints {
   std::vector<Vec2> p;
+  std::vector<Vec2>::const_iterator first_from(double u) const {
+    return std::lower_bound(p.begin(), p.end(), u, [](const Vec2& q, double x) { return q.x() < x; });
+  }
   void add(double u, double y) {
-    const auto at = std::lower_bound(p.begin(), p.end(), u, [](const Vec2& q, double x) { return q.x() < x; });
+    const auto at = first_from(u);
     if (at == p.end() || at->x() != u) p.insert(at, Vec2(u, y));
   }
   // The interpolation at u; beyond the outermost points (a tip's last 1e-7 of the box) the nearest's y.
   double at(double u) const {
-    const auto hi = std::lower_bound(p.begin(), p.end(), u, [](const Vec2& q, double x) { return q.x() < x; });
+    const auto hi = first_from(u);
     if (hi == p.begin()) return p.front().y();
     if (hi == p.end()) return p.back().y();
     const auto lo = hi - 1;
@@ -304,9 +308,8 @@ struct Lens {
       if (!(c_in.G > 0)) return r;  // a row at the footprint's tip: empty
     }
     const bool hints = near && !near->shape.empty;
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    const Edge e0 = row_edge(u, y_in, c_in, lo.y(), hints ? near->v0 : nan);
-    const Edge e1 = row_edge(u, y_in, c_in, hi.y(), hints ? near->v1 : nan);
+    const Edge e0 = row_edge(u, y_in, c_in, lo.y(), hints ? near->v0 : kNaN);
+    const Edge e1 = row_edge(u, y_in, c_in, hi.y(), hints ? near->v1 : kNaN);
     r.v0 = e0.in, r.v1 = e1.in;
     r.mid = 0.5 * (e0.in + e1.in);
     // The shape: the faces at the edges, beyond them, and at the 9-node rule's interior nodes.
@@ -490,7 +493,6 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
     double u = 0, in_lo = 0, in_hi = 0, out_lo = -kInf, out_hi = kInf;
   };
   std::vector<Crossing> track;  // this side's crossings, from the deepest column's row to the one nearest the tip
-  const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<Vec2> seen;       // the columns the row searches below evaluated on the current row: (y, S)
   double y_peak = v;  // the last row maximum found inside the footprint
   auto row_max = [&](double x) {
@@ -516,7 +518,7 @@ std::optional<RawMoments> convex_lens_moments(const CellPrimitives& a, const Pos
       Crossing &b = track.back(), &before = track[track.size() - 2];
       auto beyond = [&](double& out, double& in, double side, double hint) {  // hint: the crossing before's
         if (std::isfinite(out)) return;
-        const Edge e = lens.row_edge(b.u, in, lens.at(b.u, in), side, std::isfinite(hint) ? hint : nan, 1e-7);
+        const Edge e = lens.row_edge(b.u, in, lens.at(b.u, in), side, std::isfinite(hint) ? hint : kNaN, 1e-7);
         in = e.in, out = e.out;
       };
       beyond(b.out_lo, b.in_lo, lo.y(), before.out_lo), beyond(b.out_hi, b.in_hi, hi.y(), before.out_hi);
