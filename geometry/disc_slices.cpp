@@ -47,27 +47,30 @@ void add_arc(double r, const Vec2& from, const Vec2& to, SliceMoments& m) {
 
 }  // namespace
 
-std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole) {
+void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole, DiscBoundary& out) {
   *whole = false;
-  std::vector<DiscPiece> pieces;
-  if (!(r > 0)) return pieces;
+  out.n_ = 0;
+  if (!(r > 0)) return;
   // The polygon of the lines, inside a square around the disc (counter-clockwise). Each line adds at most one
   // vertex, so it fits buffers on the stack for up to 60 lines (a slice is clipped thousands of times a query; the
   // thread-local vectors this replaced cost a TLS lookup at every use in the position-independent library).
   const double L = 1.01 * r;
-  constexpr size_t kOnStack = 64;
+  constexpr size_t kOnStack = DiscBoundary::kOnStack;
   Vec2 stack_a[kOnStack], stack_b[kOnStack];
   std::vector<Vec2> heap_a, heap_b;
   Vec2 *poly = stack_a, *next = stack_b;
+  out.data_ = out.stack_;
   if (lines.size() + 4 > kOnStack) {
     heap_a.resize(lines.size() + 4), heap_b.resize(lines.size() + 4);
     poly = heap_a.data(), next = heap_b.data();
+    out.heap_.resize(lines.size() + 4);
+    out.data_ = out.heap_.data();
   }
   poly[0] = {-L, -L}, poly[1] = {L, -L}, poly[2] = {L, L}, poly[3] = {-L, L};
   size_t n = 4;
   for (const Line2& ln : lines) {
     if (ln.b >= r) continue;  // clear of the disc: it cuts only the square's corners, outside the disc
-    if (ln.b <= -r) return pieces;  // the disc lies wholly outside it
+    if (ln.b <= -r) return;  // the disc lies wholly outside it
     size_t m = 0;
     for (size_t k = 0; k < n; ++k) {
       const Vec2& a = poly[k];
@@ -78,9 +81,8 @@ std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>&
     }
     std::swap(poly, next);
     n = m;
-    if (n < 3) return pieces;
+    if (n < 3) return;
   }
-  pieces.reserve(n);
   for (size_t k = 0; k < n; ++k) {
     const Vec2 p = poly[k], d = poly[(k + 1) % n] - p;
     const double A = d.squaredNorm(), B = p.dot(d), C = p.squaredNorm() - r * r;
@@ -88,19 +90,19 @@ std::vector<DiscPiece> clipped_disc_boundary(double r, const std::vector<Line2>&
     if (A == 0 || disc <= 0) continue;
     const double sq = std::sqrt(disc);
     const double lo = std::max(0.0, (-B - sq) / A), hi = std::min(1.0, (-B + sq) / A);
-    if (lo < hi) pieces.push_back({p + lo * d, p + hi * d, hi < 1.0});
+    if (lo < hi) out.data_[out.n_++] = {p + lo * d, p + hi * d, hi < 1.0};
   }
-  if (pieces.empty()) {
+  if (out.empty()) {
     *whole = true;
     for (const Line2& ln : lines) *whole = *whole && ln.b >= 0;
   }
-  return pieces;
 }
 
 SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {
   SliceMoments m;
   bool whole;
-  const std::vector<DiscPiece> pieces = clipped_disc_boundary(r, lines, &whole);
+  DiscBoundary pieces;
+  clipped_disc_boundary(r, lines, &whole, pieces);
   if (pieces.empty()) return uncut_disc<SliceMoments>(r, whole);
   for (size_t k = 0; k < pieces.size(); ++k) {
     add_segment(pieces[k].p, pieces[k].q, m);

@@ -69,7 +69,8 @@ void add_cubic_arc(double r, const Vec2& from, const Vec2& to, CubicMoments& m) 
 CubicMoments disc_cubic_moments(double r, const std::vector<Line2>& lines) {
   CubicMoments m;
   bool whole;
-  const std::vector<DiscPiece> pieces = clipped_disc_boundary(r, lines, &whole);
+  DiscBoundary pieces;
+  clipped_disc_boundary(r, lines, &whole, pieces);
   if (pieces.empty()) return uncut_disc<CubicMoments>(r, whole);
   static const double g3x[3] = {0.5 - 0.5 * 0.7745966692414834, 0.5, 0.5 + 0.5 * 0.7745966692414834};
   static const double g3w[3] = {5.0 / 18, 8.0 / 18, 5.0 / 18};
