@@ -29,11 +29,13 @@ struct MeshPairCache;  // geometry/mesh_intersection.h
 
 // Raw moments about `origin` (world orientation) of cell_a ∩ cell_b when the pair has a closed form; nothing when
 // it does not. lo, hi: the overlap of the two cells' bounds, relative to origin (the polyhedron clip starts from
-// it). Empty moments (m0 = 0) mean the closed form found no overlap. warm, refresh: the pair's mesh–mesh cache, read
-// only and to rebuild where it no longer holds (mesh_mesh_moments); only two meshes' surface intersection uses them.
+// it). Empty moments (m0 = 0) mean the closed form found no overlap. tolerance: the query's; a solid against a
+// non-convex mesh (tens of sliced clips) takes the coarse slice rule from 1e-3 up (geometry/disc_slices.h), every
+// other closed form is exact whatever it is. warm, refresh: the pair's mesh–mesh cache, read only and to rebuild where
+// it no longer holds (mesh_mesh_moments); only two meshes' surface intersection uses them.
 std::optional<RawMoments> closed_form_moments(const CellPrimitives& cell_a, const Pose& pose_a,
                                               const CellPrimitives& cell_b, const Pose& pose_b, const Vec3& origin,
-                                              const Vec3& lo, const Vec3& hi, const MeshPairCache* warm = nullptr,
-                                              MeshPairCache* refresh = nullptr);
+                                              const Vec3& lo, const Vec3& hi, double tolerance,
+                                              const MeshPairCache* warm = nullptr, MeshPairCache* refresh = nullptr);
 
 }  // namespace vcsim::geo

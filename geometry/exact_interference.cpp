@@ -76,10 +76,11 @@ void clip(std::vector<Face>& faces, const Plane& pl) {
 // lie near the region: a thin region's inertia is its second moment minus a nearly equal part, and
 // about a far point that difference would magnify the quadrature's error by (distance / thickness)².
 // pieces > 1 splits each interval: the end pieces take the maps t² and 1 − (1 − t)² (one onset each), the inner ones
-// none; 8 Gauss points each.
+// none; the rule's points each.
 template <class SliceAt>
 RawMoments integrate_slices(const Vec3& c, const Vec3& a, const Vec3& u, const Vec3& w, std::vector<double> breaks,
-                            double tau0, const Vec2& q0, SliceAt slice_at, int pieces = 1) {
+                            double tau0, const Vec2& q0, SliceAt slice_at, int pieces = 1,
+                            const SliceRule& rule = kFineSlices) {
   std::sort(breaks.begin(), breaks.end());
   // Sums over the slices as scalars (z = τ − τ0; x, y across the axis), assembled into the moments once.
   double A = 0, Az = 0, Azz = 0, X = 0, Y = 0, Xz = 0, Yz = 0, XX = 0, YY = 0, XY = 0;
@@ -88,14 +89,14 @@ RawMoments integrate_slices(const Vec3& c, const Vec3& a, const Vec3& u, const V
     const double p = breaks[k] + (breaks[k + 1] - breaks[k]) * j / pieces;
     const double q = j + 1 == pieces ? breaks[k + 1] : breaks[k] + (breaks[k + 1] - breaks[k]) * (j + 1) / pieces;
     if (!(q > p)) continue;
-    for (int i = 0; i < 8; ++i) {
-      const double t = kGaussX[i];
+    for (int i = 0; i < rule.n; ++i) {
+      const double t = rule.x[i];
       double x = t * t * (3 - 2 * t), dx = 6 * t * (1 - t);               // onsets at both ends
       if (pieces > 1 && j == 0) x = t * t, dx = 2 * t;                      // at the left end only
       else if (pieces > 1 && j + 1 == pieces) x = 1 - (1 - t) * (1 - t), dx = 2 * (1 - t);
       else if (pieces > 1) x = t, dx = 1;
       const double tau = p + (q - p) * x;
-      const double W = kGaussW[i] * (q - p) * dx;
+      const double W = rule.w[i] * (q - p) * dx;
       const SliceMoments s = slice_at(tau);
       if (s.a == 0) continue;
       const double z = tau - tau0, Wa = W * s.a, Wx = W * s.x, Wy = W * s.y;
@@ -310,7 +311,7 @@ constexpr int kSlicePieces = 2;
 // linear: (ρ0, ρ1) when r(τ) = ρ0 + ρ1 τ (a frustum, a cylinder), none for a ball.
 template <class Radius>
 RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double hi, double q0, double q1, double q2,
-                                const std::vector<Plane>& planes, Radius radius, int pieces,
+                                const std::vector<Plane>& planes, Radius radius, int pieces, const SliceRule& rule,
                                 std::optional<Vec2> linear = std::nullopt) {
   RawMoments out;
   const Vec3 u = a.unitOrthogonal(), w = a.cross(u);
@@ -457,7 +458,7 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
       run.push_back(kept[k]);
       continue;
     }
-    if (run.size() >= 2) m += integrate_slices(c, a, u, w, run, tau0, Vec2::Zero(), slice_at, pieces);
+    if (run.size() >= 2) m += integrate_slices(c, a, u, w, run, tau0, Vec2::Zero(), slice_at, pieces, rule);
     run.clear();
   }
   return m;
@@ -466,22 +467,24 @@ RawMoments sliced_round_moments(const Vec3& c, const Vec3& a, double lo, double 
 }  // namespace
 
 RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis,
-                                 int pieces) {
+                                 int pieces, const SliceRule& rule) {
   return sliced_round_moments(c, axis.normalized(), -R, R, R * R, 0, -1, planes,
-                              [R](double tau) { return std::sqrt(std::max((R - tau) * (R + tau), 0.0)); }, pieces);
+                              [R](double tau) { return std::sqrt(std::max((R - tau) * (R + tau), 0.0)); }, pieces,
+                              rule);
 }
 
 RawMoments frustum_planes_moments(const Vec3& c, const Vec3& axis, double r0, double r1, double length,
-                                  const std::vector<Plane>& planes) {
+                                  const std::vector<Plane>& planes, const SliceRule& rule) {
   const double rho0 = 0.5 * (r0 + r1), rho1 = (r1 - r0) / length;  // r(τ) = ρ0 + ρ1 τ, τ ∈ [−L/2, L/2]
   const double half = 0.5 * length;
   return sliced_round_moments(c, axis.normalized(), -half, half, rho0 * rho0, rho0 * rho1, rho1 * rho1, planes,
                               [=](double tau) {  // from the nearer end, so a cone's tip keeps its digits
                                 return std::max(tau > 0 ? r1 - rho1 * (half - tau) : r0 + rho1 * (tau + half), 0.0);
-                              }, kSlicePieces, Vec2(rho0, rho1));
+                              }, kSlicePieces, rule, Vec2(rho0, rho1));
 }
 
-RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes, int pieces) {
+RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes, int pieces,
+                               const SliceRule& rule) {
   const Plane* deepest = nullptr;
   double deepest_delta = -R;
   for (const Plane& pl : planes) {
@@ -493,27 +496,27 @@ RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>
   // The cap of the deepest plane is the whole region when it stays inside every other plane.
   for (const Plane& other : planes)
     if (&other != deepest && other.n.dot(c) - other.d > -R && cap_clearance(c, R, *deepest, other) < 0)
-      return sliced_sphere_moments(c, R, planes, deepest->n, pieces);
+      return sliced_sphere_moments(c, R, planes, deepest->n, pieces, rule);
   return sphere_cap_moments(c, R, *deepest);
 }
 
 RawMoments capsule_planes_moments(const Vec3& c, const Vec3& axis, double radius, double length,
-                                  const std::vector<Plane>& planes) {
+                                  const std::vector<Plane>& planes, const SliceRule& rule) {
   const Vec3 a = axis.normalized();
-  RawMoments m = frustum_planes_moments(c, a, radius, radius, length, planes);
+  RawMoments m = frustum_planes_moments(c, a, radius, radius, length, planes, rule);
   // The two half balls: each end's ball beyond its end plane.
   std::vector<Plane> more = planes;
   more.push_back(Plane{Vec3::Zero(), 0});  // the end plane, set per side below
   for (const double side : {1.0, -1.0}) {
     const Vec3 end = c + side * 0.5 * length * a;
     more.back() = Plane{-side * a, -side * a.dot(end)};  // side·a·x >= side·a·end
-    m += ball_planes_moments(end, radius, more, kSlicePieces);
+    m += ball_planes_moments(end, radius, more, kSlicePieces, rule);
   }
   return m;
 }
 
 RawMoments ellipsoid_planes_moments(const Vec3& c, const Mat3& rotation, const Vec3& radii,
-                                    const std::vector<Plane>& planes) {
+                                    const std::vector<Plane>& planes, const SliceRule& rule) {
   // x = c + A u, A = R diag(radii): the unit ball clipped by the mapped planes n'·u <= d'.
   const Mat3 A = rotation * radii.asDiagonal();
   std::vector<Plane> mapped;
@@ -530,7 +533,7 @@ RawMoments ellipsoid_planes_moments(const Vec3& c, const Mat3& rotation, const V
   const Vec3 p = deepest && deepest->d < 1 ? Vec3(deepest->n * 0.5 * (std::max(deepest->d, -1.0) - 1)) : Vec3::Zero();
   std::vector<Plane> about_p = mapped;
   for (Plane& pl : about_p) pl.d -= pl.n.dot(p);
-  const RawMoments mu = ball_planes_moments(-p, 1.0, about_p, kSlicePieces);
+  const RawMoments mu = ball_planes_moments(-p, 1.0, about_p, kSlicePieces, rule);
   // Back to x about the query origin: x = c' + A v with c' = c + A p (eq. A.25's moments transform linearly).
   const double det = radii.prod();
   const Vec3 cp = c + A * p, Am1 = A * mu.m1;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "geometry/column_integration.h"
+#include "geometry/disc_slices.h"
 
 namespace vcsim::geo {
 
@@ -39,13 +40,15 @@ RawMoments sphere_cap_moments(const Vec3& c, double R, const Plane& plane);
 
 // Raw moments (about the origin) of the ball |x − c| <= R clipped by every plane, sliced across the
 // unit axis `axis` (best: the normal of the deepest plane, so the slices span only the cap).
-// pieces: Gauss–Legendre rules per interval between break points (1: ≤ 7e-7 of V; 2: < 1e-9 at twice the cost).
+// pieces: Gauss–Legendre rules per interval between break points (1: ≤ 7e-7 of V; 2: < 1e-9 at twice the cost);
+// rule: their points (geometry/disc_slices.h).
 RawMoments sliced_sphere_moments(const Vec3& c, double R, const std::vector<Plane>& planes, const Vec3& axis,
-                                 int pieces = 1);
+                                 int pieces = 1, const SliceRule& rule = kFineSlices);
 
 // Raw moments (about the origin) of the ball |x − c| <= R clipped by every plane: the cap of the deepest plane when
 // it stays inside every other plane (closed form), else the ball sliced across the deepest plane's normal.
-RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes, int pieces = 1);
+RawMoments ball_planes_moments(const Vec3& c, double R, const std::vector<Plane>& planes, int pieces = 1,
+                               const SliceRule& rule = kFineSlices);
 
 // Raw moments (about the origin) of the ball |x − c| <= R outside (outside = true: a ball in a groove,
 // box ∩ complement of the cylinder) or inside the infinite cylinder of radius rc around the line through

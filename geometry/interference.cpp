@@ -390,7 +390,7 @@ std::optional<Interference> capsule_pieces_summed(const CellPrimitives& A, const
       if (ruled_faces_pair(a, b) || ruled_ball_pair(a, b)) {
         m = ruled_faces_moments(a, pose_i, b, pose_j, frame, options.tolerance, columns);
       } else if (const auto world = closed_form_moments(a, pose_i, b, pose_j, frame.position, lo - frame.position,
-                                                        hi - frame.position)) {
+                                                        hi - frame.position, options.tolerance)) {
         m = RawMoments{};  // about frame's origin in world axes: turned into the frame's
         m->m0 = world->m0, m->m1 = R.transpose() * world->m1, m->m2 = R.transpose() * world->m2 * R;
       }
@@ -413,7 +413,8 @@ Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellP
   // The closed forms know only n = 1 (the volume): any other hypervolume exponent takes the column engine.
   std::optional<RawMoments> m;
   if (options.closed_forms && options.hyper_exponent == 1) {
-    m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, warm ? &warm->mesh_pair() : nullptr,
+    m = closed_form_moments(A, pose_i, B, pose_j, origin, lo - origin, hi - origin, options.tolerance,
+                            warm ? &warm->mesh_pair() : nullptr,
                             refresh ? &refresh->mesh_pair() : nullptr);
     // Every path left searches the overlap: first a plane between the cells' hulls, which costs microseconds where the
     // lens and the column engine spent 1-46 ms finding nothing between convex cells 0.1-2 mm apart
@@ -524,7 +525,7 @@ MassProperties mass_properties(const BodyGeometry& geometry, double density, dou
     // engine at the given tolerance.
     Vec3 o = 0.5 * (b.min + b.max);
     const Vec3 half = 0.5 * all.primitive.size;
-    std::optional<RawMoments> exact = closed_form_moments(cell.impl->prims, Pose{}, {all}, Pose{}, o, -half, half);
+    std::optional<RawMoments> exact = closed_form_moments(cell.impl->prims, Pose{}, {all}, Pose{}, o, -half, half, 0.0);
     RawMoments m;
     if (exact) {
       m = *exact;
