@@ -245,6 +245,76 @@ void build_topology(MeshLevelSet& m) {
   }
 }
 
+// MeshFaces, greedy in the triangles' order: a mesh always gives the same faces, whatever the pose.
+void build_faces(const MeshLevelSet& m, MeshFaces& out) {
+  const MeshTopology& t = m.topology;
+  const double flat = 1e-12 * (m.hi - m.lo).norm();
+  const auto& tris = m.triangles;
+  // The triangle holding the directed edge b → a (across a → b), or −1.
+  auto across = [&](int a, int b) {
+    for (int i = t.vertex_triangle_offsets[a]; i < t.vertex_triangle_offsets[a + 1]; ++i) {
+      const auto& v = tris[t.vertex_triangles[i]];
+      for (int e = 0; e < 3; ++e)
+        if (v[e] == b && v[(e + 1) % 3] == a) return t.vertex_triangles[i];
+    }
+    return -1;
+  };
+  out.face_of.assign(tris.size(), -1);
+  out.offsets.assign(1, 0);
+  out.vertices.clear();
+  out.normals.clear();
+  std::vector<int> ids;
+  std::vector<Vec3> x;
+  for (size_t seed = 0; seed < tris.size(); ++seed) {
+    if (out.face_of[seed] >= 0) continue;
+    const int face = static_cast<int>(out.normals.size());
+    out.face_of[seed] = face;
+    ids.assign(tris[seed].begin(), tris[seed].end());
+    x = {m.vertices[ids[0]], m.vertices[ids[1]], m.vertices[ids[2]]};
+    const Vec3 normal = (x[1] - x[0]).cross(x[2] - x[0]).normalized();
+    // Left turn at q (p → q → r) about the normal, relative to the edges' lengths.
+    auto turn = [&](const Vec3& p, const Vec3& q, const Vec3& r) {
+      return (q - p).cross(r - q).dot(normal) / ((q - p).norm() * (r - q).norm());
+    };
+    for (size_t e = 0; e < ids.size() && ids.size() < MeshFaces::kMaxVertices;) {
+      const size_t n = ids.size(), e1 = (e + 1) % n;
+      const int other = across(ids[e], ids[e1]);
+      bool merged = false;
+      if (other >= 0 && out.face_of[other] < 0) {
+        const auto& v = tris[other];
+        int k = 0;
+        while (v[k] == ids[e] || v[k] == ids[e1]) ++k;
+        const Vec3& c = m.vertices[v[k]];
+        const Vec3 &a = x[e], &b = x[e1], &before = x[(e + n - 1) % n], &after = x[(e1 + 1) % n];
+        const Vec3 other_normal =
+            (m.vertices[v[1]] - m.vertices[v[0]]).cross(m.vertices[v[2]] - m.vertices[v[0]]);
+        const bool same_side = other_normal.dot(normal) > 0;  // not folded back onto the face
+        if (same_side && std::abs(normal.dot(c - a)) <= flat && turn(before, a, c) >= -1e-9 && turn(a, c, b) > 1e-9 &&
+            turn(c, b, after) >= -1e-9) {
+          ids.insert(ids.begin() + e1, v[k]);
+          x.insert(x.begin() + e1, c);
+          out.face_of[other] = face;
+          merged = true;
+        }
+      }
+      if (!merged) ++e;  // else look again across the new edge a → c
+    }
+    // Corners on a straight edge add no plane.
+    for (size_t i = 0; i < x.size() && x.size() > 3;) {
+      const size_t n = x.size();
+      if (std::abs(turn(x[(i + n - 1) % n], x[i], x[(i + 1) % n])) <= 1e-9) {
+        x.erase(x.begin() + i);
+        ids.erase(ids.begin() + i);
+      } else {
+        ++i;
+      }
+    }
+    out.vertices.insert(out.vertices.end(), ids.begin(), ids.end());
+    out.offsets.push_back(static_cast<int>(out.vertices.size()));
+    out.normals.push_back(normal);
+  }
+}
+
 }  // namespace
 
 TriangleMesh read_mesh(const std::string& path, const SourceLocation& where) {
@@ -527,6 +597,11 @@ std::shared_ptr<const MeshLevelSet> load_mesh_level_set(const std::string& path,
   out->voxel = extent / 200.0;
   out->background = 3 * out->voxel;
   return out;
+}
+
+const MeshFaces& MeshLevelSet::faces() const {
+  std::call_once(faces_once_, [this] { build_faces(*this, faces_); });
+  return faces_;
 }
 
 const openvdb::FloatGrid& MeshLevelSet::level_set() const {

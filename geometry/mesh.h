@@ -65,6 +65,17 @@ struct MeshTopology {
   std::vector<Vec3> component_lo, component_hi;  // per piece: bounds, primitive frame
 };
 
+// Neighbouring triangles whose third vertex lies within 1e-12 of the mesh's size from the face's plane, merged while
+// the face stays convex and has at most kMaxVertices corners (a tessellated surface of revolution: its quads; a CAD
+// part's flat faces: fans). geometry/mesh_prisms.h clips a solid by one prism a face. Face f's corners are
+// vertices[offsets[f], offsets[f+1]), counter-clockwise about its outward unit normal normals[f]; triangle t lies in
+// face face_of[t].
+struct MeshFaces {
+  static constexpr int kMaxVertices = 16;
+  std::vector<int> face_of, offsets, vertices;
+  std::vector<Vec3> normals;
+};
+
 // A loaded mesh: its triangles, hierarchy and topology (every exact query reads these), and a narrow-band (outside)
 // / filled (inside) signed-distance grid in its own frame, built on first use: only the column engine reads it (a
 // mesh against a curved solid), so meshes that meet only planes and meshes never pay for it (docs/geometry.md,
@@ -87,7 +98,13 @@ struct MeshLevelSet {
   const openvdb::FloatGrid& level_set() const;
   bool level_set_built() const { return level_set_ready_.load(); }
 
+  // The merged faces, built by the first caller like the grid: only a solid against a non-convex mesh reads them
+  // (~44 bytes a triangle where nothing merges).
+  const MeshFaces& faces() const;
+
  private:
+  mutable std::once_flag faces_once_;
+  mutable MeshFaces faces_;
   mutable std::once_flag level_set_once_;
   mutable openvdb::FloatGrid::Ptr level_set_;
   mutable std::atomic<bool> level_set_ready_{false};

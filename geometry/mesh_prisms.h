@@ -5,11 +5,11 @@
 // is inside, and as often as it enters when x is outside. So the mesh's indicator is Σ_f sign(n_f·d) [x ∈ prism_f],
 // where prism_f, the points whose ray meets triangle f, is the triangle swept along −d: below its plane and inside the
 // three planes through its edges along d. In a box B, only the triangles in B extended along d past the mesh count
-// (beyond the mesh every ray is outside it). Coplanar neighbours are merged into convex faces, whose prisms are the
-// unions of theirs. The solid's part in B and in the mesh is then a signed sum over the faces of the solid clipped by
-// a face's planes: each term is a closed form (geometry/primitive_planes.h, the ball's caps), so the sum is exact to
-// their accuracy and smooth in the poses. Only the faces whose prisms can reach the solid are clipped (its support
-// function, then GJK).
+// (beyond the mesh every ray is outside it). Coplanar neighbours are merged into convex faces (once per mesh,
+// MeshLevelSet::faces), whose prisms are the unions of theirs. The solid's part in B and in the mesh is then a signed
+// sum over the faces of the solid clipped by a face's planes: each term is a closed form (geometry/primitive_planes.h,
+// the ball's caps), so the sum is exact to their accuracy and smooth in the poses. Only the faces whose prisms can
+// reach the solid are clipped (its support function, then GJK).
 #pragma once
 #include <functional>
 #include <vector>

@@ -224,3 +224,61 @@ TEST_CASE("mesh prisms: cylinder, cone, capsule, ellipsoid and torus in a bowl g
       }
     }
 }
+
+TEST_CASE("mesh faces: coplanar triangles merge at load into convex faces that partition the surface",
+          "[geometry][mesh_prisms]") {
+  // Each face is one prism (geometry/mesh.h). A face must be planar and convex (a prism is its plane and one plane per
+  // edge), and the faces must hold every triangle once: their areas sum to the surface's.
+  auto area = [](const std::vector<Vec3>& x, const Vec3& n) {
+    double a = 0;
+    for (size_t i = 0; i < x.size(); ++i) a += x[i].cross(x[(i + 1) % x.size()]).dot(n);
+    return 0.5 * a;
+  };
+  auto check = [&](const MeshLevelSet& m, double surface, size_t most_faces) {
+    const MeshFaces& t = m.faces();
+    REQUIRE(t.face_of.size() == m.triangles.size());
+    const size_t faces = t.normals.size();
+    CHECK(faces <= most_faces);
+    double total = 0;
+    for (size_t f = 0; f < faces; ++f) {
+      std::vector<Vec3> x;
+      for (int i = t.offsets[f]; i < t.offsets[f + 1]; ++i) x.push_back(m.vertices[t.vertices[i]]);
+      const Vec3 n = t.normals[f];
+      CAPTURE(f, x.size());
+      CHECK(x.size() >= 3);
+      CHECK(x.size() <= static_cast<size_t>(MeshFaces::kMaxVertices));
+      for (size_t i = 0; i < x.size(); ++i) {
+        CHECK(std::abs(n.dot(x[i] - x[0])) < 1e-12);  // planar (the files' vertices: 17 digits here, 12 in the bowl)
+        const Vec3 &p = x[(i + x.size() - 1) % x.size()], &q = x[i], &r = x[(i + 1) % x.size()];
+        CHECK((q - p).cross(r - q).dot(n) > 0);  // convex, counter-clockwise about n: a left turn at every corner
+      }
+      total += area(x, n);
+    }
+    double triangles = 0;
+    for (const auto& tri : m.triangles) {
+      const Vec3 &a = m.vertices[tri[0]], &b = m.vertices[tri[1]], &c = m.vertices[tri[2]];
+      triangles += 0.5 * (b - a).cross(c - a).norm();
+    }
+    CHECK(std::abs(total / surface - 1) < 1e-12);
+    CHECK(std::abs(triangles / surface - 1) < 1e-12);
+  };
+  SECTION("an L-shaped block: six walls, and its top and bottom in convex pieces") {
+    // Walls 0.2 m high around a perimeter of 0.8 m; top and bottom are the L, 0.04 − 0.01 m². Each wall is two
+    // triangles merged into one rectangle; an L needs two convex pieces at least, and its 4 triangles give at most 3.
+    const std::vector<Vec3> poly{{0, 0, 0}, {0.2, 0, 0}, {0.2, 0.1, 0}, {0.1, 0.1, 0}, {0.1, 0.2, 0}, {0, 0.2, 0}};
+    const auto m = load_mesh_level_set(write_obj(prism(poly, 0.2, 3), "l_block_faces"), 1.0, SourceLocation{});
+    check(*m, 0.8 * 0.2 + 2 * 0.03, 6 + 2 * 3);
+    CHECK(m->faces().normals.size() >= 6 + 2 * 2);
+  }
+  SECTION("the bowl of 1 080 triangles: its quads") {
+    // A surface of revolution tessellated in quads, each split in two: they merge back, so 1 080 triangles make ~540
+    // faces or fewer (510: 470 quads, and the flat rim and bottom in pieces of up to 16 corners). Its area is the
+    // triangles' (the file has no closed form).
+    const auto m = load_mesh_level_set(std::string(VCSIM_SOURCE_DIR) + "/benchmarks/meshes/bowl_1000.obj", 1.0,
+                                       SourceLocation{});
+    double surface = 0;
+    for (const auto& tri : m->triangles)
+      surface += 0.5 * (m->vertices[tri[1]] - m->vertices[tri[0]]).cross(m->vertices[tri[2]] - m->vertices[tri[0]]).norm();
+    check(*m, surface, 540);
+  }
+}
