@@ -158,15 +158,18 @@ int cubic_roots(double b, double c, double d, double x[3]) {
 // moves V by ~δ²).
 void add_zeros(const Trig2& P, std::vector<double>& out) {
   constexpr int kShifts = 8;
-  double gamma = 0, lead = 0;
+  // cos(π m/4), m = 0 … 7: sin(π m/4) = c[(m + 6) % 8], cos(π m/2) = c[2m % 8], sin(π m/2) = c[(2m + 6) % 8].
+  static const double c[8] = {1, M_SQRT1_2, 0, -M_SQRT1_2, -1, -M_SQRT1_2, 0, M_SQRT1_2};
+  int shift = 0;
+  double lead = 0;
   for (int m = 0; m < kShifts; ++m) {
-    // P(g + π) = k − c1 cos g − s1 sin g + c2 cos 2g + s2 sin 2g, g = 2πm/8 (cos and sin of π m/4 and π m/2).
-    static const double c[8] = {1, M_SQRT1_2, 0, -M_SQRT1_2, -1, -M_SQRT1_2, 0, M_SQRT1_2};
+    // P(g + π) = k − c1 cos g − s1 sin g + c2 cos 2g + s2 sin 2g, g = 2πm/8.
     const double v = P.k - P.c1 * c[m] - P.s1 * c[(m + 6) % 8] + P.c2 * c[(2 * m) % 8] + P.s2 * c[(2 * m + 6) % 8];
-    if (std::abs(v) > std::abs(lead)) gamma = 2 * M_PI * m / kShifts, lead = v;
+    if (std::abs(v) > std::abs(lead)) shift = m, lead = v;
   }
   if (lead == 0) return;  // P ≡ 0 (no degree-2 trigonometric polynomial but 0 vanishes at 8 equally spaced angles)
-  const double cg = std::cos(gamma), sg = std::sin(gamma), c2g = std::cos(2 * gamma), s2g = std::sin(2 * gamma);
+  const double gamma = 2 * M_PI * shift / kShifts;
+  const double cg = c[shift], sg = c[(shift + 6) % 8], c2g = c[(2 * shift) % 8], s2g = c[(2 * shift + 6) % 8];
   const double k = P.k, c1 = P.c1 * cg + P.s1 * sg, s1 = P.s1 * cg - P.c1 * sg;
   const double c2 = P.c2 * c2g + P.s2 * s2g, s2 = P.s2 * c2g - P.c2 * s2g;
   // cos φ = (1 − u²)/(1 + u²), sin φ = 2u/(1 + u²), cos 2φ = (1 − 6u² + u⁴)/(1 + u²)², sin 2φ = 4u(1 − u²)/(1 + u²)².
