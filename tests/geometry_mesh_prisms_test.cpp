@@ -225,9 +225,9 @@ TEST_CASE("mesh prisms: cylinder, cone, capsule, ellipsoid and torus in a bowl g
     }
 }
 
-TEST_CASE("mesh faces: coplanar triangles merge at load into convex faces that partition the surface",
+TEST_CASE("mesh faces: coplanar triangles merge once per mesh into convex faces that partition the surface",
           "[geometry][mesh_prisms]") {
-  // Each face is one prism (geometry/mesh.h). A face must be planar and convex (a prism is its plane and one plane per
+  // Each face is one prism (MeshLevelSet::faces, geometry/mesh.h). A face must be planar and convex (a prism is its plane and one plane per
   // edge), and the faces must hold every triangle once: their areas sum to the surface's.
   auto area = [](const std::vector<Vec3>& x, const Vec3& n) {
     double a = 0;
