@@ -101,10 +101,6 @@ struct Ring {
   double n1, n2, n3, delta;
 };
 
-// √(a² + b²) without std::hypot's care for overflow (~50 instructions a call, 7 % of a torus's clip by a mesh prism):
-// the arguments are parts of unit normals and coefficients of the polynomials below, far from overflow.
-double length2d(double a, double b) { return std::sqrt(a * a + b * b); }
-
 // k + c cos θ + s sin θ: a plane's line coefficients in the meridian disc at θ are of this form.
 struct Trig1 {
   double k = 0, c = 0, s = 0;
@@ -223,6 +219,8 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     b.push_back({g.delta, -R * g.n1, -R * g.n2});
   }
   const size_t nr = rings.size();
+  // Lengths below are Vec2::norm, not std::hypot: its care for overflow cost ~50 instructions a call, 7 % of a torus's
+  // clip by a mesh prism, and these are parts of unit normals and the polynomials' coefficients, far from overflow.
   // A candidate is a break only where its point is on the clipped slice's boundary: inside every line but the ones
   // that make it (within 1e-9 r), and for a vertex on a third line, inside the disc. Elsewhere the slice is
   // the same analytic piece on both sides; a prism's 6–8 planes gave ~90 candidates a clip, most of them not on it.
@@ -232,7 +230,7 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     for (size_t k = 0; k < nr; ++k) {
       if (k == skip1 || k == skip2 || k == skip3) continue;
       const double al = rings[k].n1 * ct + rings[k].n2 * st;
-      if (al * x.x() + rings[k].n3 * x.y() - (rings[k].delta - al * R) > slack * length2d(al, rings[k].n3))
+      if (al * x.x() + rings[k].n3 * x.y() - (rings[k].delta - al * R) > slack * Vec2(al, rings[k].n3).norm())
         return false;
     }
     return true;
@@ -271,7 +269,7 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     bool alive = true;
     for (size_t i = 0; i < nr && alive; ++i) {
       const double al = rings[i].n1 * cm + rings[i].n2 * sm;
-      alive = rings[i].delta - al * R > -r * length2d(al, rings[i].n3);
+      alive = rings[i].delta - al * R > -r * Vec2(al, rings[i].n3).norm();
     }
     if (!alive) continue;
     if (!live.empty() && live.back()[1] == p) live.back()[1] = q;
@@ -293,7 +291,7 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
   // P may vanish on a live arc: |P| at a piece's middle within the bound of its slope, |(c1, s1)| + 2 |(c2, s2)|,
   // times the half width. With `negative`, whether P < 0 somewhere on the live arcs (exact where it does not vanish).
   auto may_vanish = [&](const Trig2& P, bool* negative) {
-    const double lipschitz = length2d(P.c1, P.s1) + 2 * length2d(P.c2, P.s2);
+    const double lipschitz = Vec2(P.c1, P.s1).norm() + 2 * Vec2(P.c2, P.s2).norm();
     bool vanish = false;
     for (const Piece& pc : pieces) {
       const double v = P.k + P.c1 * pc.c + P.s1 * pc.s + P.c2 * pc.c2 + P.s2 * pc.s2;
@@ -336,7 +334,7 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
           bool both_cut = true;
           for (const Ring* g : {&gi, &gj}) {
             const double al = g->n1 * std::cos(t) + g->n2 * std::sin(t);
-            both_cut = both_cut && std::abs(g->delta - al * R) < r * length2d(al, g->n3);
+            both_cut = both_cut && std::abs(g->delta - al * R) < r * Vec2(al, g->n3).norm();
           }
           if (both_cut) breaks.push_back(t);
         }
