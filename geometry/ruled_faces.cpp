@@ -187,9 +187,16 @@ struct Problem {
   // The tube angles (unwrapped from the cut) the integration met: a lens that reaches around more than half the tube
   // may cross the cut (or hold the tube's centre circle), where the field is not smooth: declined.
   mutable double alpha_min = kInf, alpha_max = -kInf;
+  // The tube mode's other field, F_φ ê_φ along the ring (ring_moments), for a lens that holds part of the tube's
+  // centre circle (a cone or a cylinder deep across the tube), where the tube field is singular. Its cut is a meridian
+  // plane opposite the lens; a lens reaching more than half around the ring is declined.
+  bool ring_field = false;
+  double phi_cut = 0;
+  mutable double phi_min = kInf, phi_max = -kInf;
   double chord_tolerance = 0.03;  // √ of the query's tolerance: the tube field's chords' budget (tube_moments)
   bool crossed_twice = false;     // a ruling went through the tube twice (declined; the caller may split the torus)
-  Vec3 twice_direction = Vec3::Zero();
+  Vec3 twice_direction = Vec3::Zero();                         // that ruling's direction,
+  Vec3 twice_exit = Vec3::Zero(), twice_entry = Vec3::Zero();  // where it leaves the tube and enters it again
   // The ball mode: the other cell is a ball or an ellipsoid, alone or cut by planes (a capsule's cap). It is the unit
   // ball in coordinates y with x = ball_centre + ball_map y (an ellipsoid's axes scaled, a ball's radius). Its chord
   // (a quadratic's roots) joins the constraints' as number cons.size(), without faces, as the torus's does; its
@@ -202,6 +209,7 @@ struct Problem {
   bool curved() const { return tube || ball; }
   int curved_arg() const { return static_cast<int>(cons.size()); }
   Moments tube_moments(const Ruling& r, double lo, double hi) const;
+  Moments ring_moments(const Ruling& r, double lo, double hi) const;
   Moments ball_moments(const Ruling& r, double lo, double hi) const;
 
   // The searches' functions, bounded: a ruling nearly along a cylinder has one root far away, and an unbounded value
@@ -267,6 +275,7 @@ struct Problem {
         if (tc.set.n > 1) {  // a ruling through the tube twice: not taken
           failed = crossed_twice = true;
           twice_direction = r.w;
+          twice_exit = r.o + tc.set.v[0][1] / wn * r.w, twice_entry = r.o + tc.set.v[1][0] / wn * r.w;
         }
         if (tc.set.n >= 1) {
           c = Chord{tc.set.v[0][0] / wn, tc.set.v[0][1] / wn};
@@ -302,7 +311,7 @@ struct Problem {
       failed = true;
       return m;
     }
-    if (tube) return tube_moments(r, e.lo, e.hi);
+    if (tube) return ring_field ? ring_moments(r, e.lo, e.hi) : tube_moments(r, e.lo, e.hi);
     if (ball) return ball_moments(r, e.lo, e.hi);
     const double mid = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
     static const double node = std::sqrt(0.6);
@@ -427,6 +436,45 @@ Moments Problem::tube_moments(const Ruling& r, double lo, double hi) const {
     Vec3 a[3];
     for (int k = 0; k < 3; ++k) a[k] = Vec3(shift[k], Rt(k, 0) * cphi + Rt(k, 1) * sphi, Rt(k, 2));
     meridian_moments(flux, {B0, B1, B2, B3, B4, B5}, a, m);
+  };
+  return kronrod_chord(lo, hi, chord_tolerance, integrand);
+}
+
+// The tube mode's field along the ring. In the torus's frame, with ρ, φ and z its cylindrical coordinates,
+//   F = F_φ ê_φ,   F_φ = ρ ∫ from φ_0 to φ of g(ρ, φ′, z) dφ′   ⇒   ∇·F = (1 / ρ) ∂F_φ/∂φ = g.
+// ê_φ is tangent to the torus's surface, so again only the cell's faces inside the torus carry flux, and F is smooth
+// wherever ρ > 0 (everywhere in a ring torus) away from the cut φ = φ_c, a meridian plane opposite ref (φ_0 = φ_c + π,
+// ref's), which the tube field's singular centre circle does not trouble. It has flux through meridian planes, so the
+// torus's cuts (split_moments) are faces here. g about ref is 1, y_k or y_k y_l with y_k = p_k + c_k cos φ + e_k sin φ
+// at fixed (ρ, z): integrated in closed form. Along a ruling, Gauss–Kronrod as for the tube field.
+Moments Problem::ring_moments(const Ruling& r, double lo, double hi) const {
+  const lines::Placed& T = torus[0];
+  const Mat3 Rt = T.A.transpose();     // Q ← torus frame
+  const Vec3 shift = -Rt * T.b - ref;  // the torus centre about ref, in Q
+  const Vec3 o = T.A * r.o + T.b, w = T.A * r.w, n0 = T.A * r.n0, n1 = T.A * r.n1;
+  const double phi0 = phi_cut + kPi, c0 = std::cos(phi0), s0 = std::sin(phi0);
+  auto integrand = [&](double t, Moments& m) {
+    const Vec3 x = o + t * w;
+    const double rho = std::sqrt(x.x() * x.x() + x.y() * x.y()), cphi = x.x() / rho, sphi = x.y() / rho;
+    double phi = std::atan2(x.y(), x.x());
+    phi = phi_cut + (phi - phi_cut) - 2 * kPi * std::floor((phi - phi_cut) / (2 * kPi));
+    phi_min = std::min(phi_min, phi), phi_max = std::max(phi_max, phi);
+    // ∫ from φ_0 of 1, cos, sin, cos², cos sin, sin².
+    const double d = phi - phi0, Jc = sphi - s0, Js = c0 - cphi, Jcs = 0.5 * (sphi * sphi - s0 * s0);
+    const double quarter = 0.5 * (sphi * cphi - s0 * c0), Jcc = 0.5 * d + quarter, Jss = 0.5 * d - quarter;
+    const Vec3 n = n0 + t * n1;
+    const double flux = rho * (cphi * n.y() - sphi * n.x());  // ρ ê_φ · n
+    Vec3 p, c, e;
+    for (int k = 0; k < 3; ++k) p[k] = shift[k] + Rt(k, 2) * x.z(), c[k] = rho * Rt(k, 0), e[k] = rho * Rt(k, 1);
+    const Vec3 first = p * d + c * Jc + e * Js;  // ∫ y dφ′
+    m[0] = flux * d;
+    for (int k = 0; k < 3; ++k) m[1 + k] = flux * first[k];
+    auto second = [&](int k, int l) {  // ∫ y_k y_l dφ′
+      return p[k] * p[l] * d + (p[k] * c[l] + p[l] * c[k]) * Jc + (p[k] * e[l] + p[l] * e[k]) * Js +
+             c[k] * c[l] * Jcc + (c[k] * e[l] + e[k] * c[l]) * Jcs + e[k] * e[l] * Jss;
+    };
+    m[4] = flux * second(0, 0), m[5] = flux * second(0, 1), m[6] = flux * second(0, 2);
+    m[7] = flux * second(1, 1), m[8] = flux * second(1, 2), m[9] = flux * second(2, 2);
   };
   return kronrod_chord(lo, hi, chord_tolerance, integrand);
 }
@@ -1027,14 +1075,25 @@ bool lone_ring_torus(const CellPrimitives& cell) {
 }
 
 
-// The moments; in the tube mode `cut` (if any) is a half-space through the torus's axis added to a's constraints, whose
-// plane carries no flux (the field lies in the meridian planes). `twice`: set when a ruling crossed the tube twice, to
-// the plane's normal that would split it (the ruling's direction across the axis).
+// What a tube-mode decline says may cure it.
+struct Cure {
+  // A ruling crossed the tube twice: the normal of the meridian plane through the middle of the gap between its two
+  // intervals (the one across the ruling where that middle lies on the axis), which split_moments cuts the torus by.
+  // The plane across the ruling alone does not do: a ruling whose first interval is a sliver at the last cut (a cone's
+  // side across the ring) has both intervals on one side of it, and the cuts closed in on one plane.
+  std::optional<Vec3> split;
+  bool wraps = false;  // the lens reached more than half around the tube: the ring field may serve it
+};
+
+// The moments; in the tube mode `cuts` are half-spaces through the torus's axis added to a's constraints (faces only
+// for the ring field: the tube field lies in the meridian planes, so they carry none of its flux).
 std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                   const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
-                                  const Constraint* cut, std::optional<Vec3>* twice) {
+                                  const std::vector<Constraint>& cuts = {}, bool ring_field = false,
+                                  Cure* cure = nullptr) {
   Problem pb;
   pb.tube = ruled_cell(a) && lone_ring_torus(b);
+  pb.ring_field = pb.tube && ring_field;
   pb.ball = ruled_cell(a) && ball_cell(b);
   pb.chord_tolerance = std::sqrt(tolerance);
   if (!pb.curved() && !ruled_faces_pair(a, b)) return std::nullopt;
@@ -1057,8 +1116,8 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     }
     if (!add_constraints(placed[k], pb.cons)) return std::nullopt;
   }
-  const int cut_index = cut ? static_cast<int>(pb.cons.size()) : -1;
-  if (cut) pb.cons.push_back(*cut);
+  const int first_cut = static_cast<int>(pb.cons.size());
+  pb.cons.insert(pb.cons.end(), cuts.begin(), cuts.end());
   Vec3 alo, ahi, blo, bhi;
   lines::placed_cell_bounds(placed, 0, a_end, alo, ahi);
   lines::placed_cell_bounds(placed, a_end, placed.size(), blo, bhi);
@@ -1097,7 +1156,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
         fs.push_back(f);
       }
     }
-    if (i == cut_index) continue;  // the field has no flux through a meridian plane
+    if (i >= first_cut && !pb.ring_field) continue;
     for (Face& f : fs) {
       // n_z ≡ 0 on a plane parallel to the normal or a cylinder along it: no share of any moment (of the field along
       // z; the tube mode's field is not).
@@ -1113,10 +1172,16 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   // splits the torus across it.
   auto declined = [&] {
     lines += pb.lines;
-    if (pb.crossed_twice && twice) {
+    if (pb.crossed_twice && cure) {
       const lines::Placed& T = pb.torus[0];
-      const Vec3 axis = T.A.row(2).transpose(), across = pb.twice_direction - pb.twice_direction.dot(axis) * axis;
-      if (across.norm() > 1e-9 * pb.twice_direction.norm()) *twice = across.normalized();
+      const Vec3 axis = T.A.row(2).transpose(), centre = -T.A.transpose() * T.b;
+      const Vec3 exit = pb.twice_exit - centre, entry = pb.twice_entry - centre;
+      const Vec3 across = pb.twice_direction - pb.twice_direction.dot(axis) * axis;
+      const Vec3 through_gap = axis.cross(0.5 * (exit + entry));
+      if (through_gap.norm() > 1e-9 * T.major)
+        cure->split = through_gap.normalized();
+      else if (across.norm() > 1e-9 * pb.twice_direction.norm() && across.dot(exit) * across.dot(entry) < 0)
+        cure->split = across.normalized();
     }
     return std::nullopt;
   };
@@ -1129,9 +1194,10 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   }
   // ref (the middle of the longest chord found) now lies in the lens: every face's share is of the order of V.
   pb.frozen = true;
-  if (pb.tube) {  // the field's cut: the tube angle opposite ref's
+  if (pb.tube) {  // the field's cut: the tube angle opposite ref's, or the ring angle
     const Vec3 xt = pb.torus[0].A * pb.ref + pb.torus[0].b;
     pb.alpha_cut = std::atan2(xt.z(), std::hypot(xt.x(), xt.y()) - pb.torus[0].major) + kPi;
+    pb.phi_cut = std::atan2(xt.y(), xt.x()) + kPi;
   }
   if (pb.ball) {  // the field's regular pole toward ref; its singular ray misses the lens unless the centre is in it
     const Vec3 to_ref = pb.ball_inverse * (pb.ref - pb.ball_centre);
@@ -1155,6 +1221,8 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       const Constraint& q = pb.cons[f.constraint];
       f.no_flux = !f.side && std::abs(q.a.dot(along)) < 1e-12 * along.norm() &&
                   std::abs(q.a.dot(centre - q.p) - f.level) < 1e-12 * pb.size;
+      // The ring field has no flux through planes across the axis instead.
+      if (pb.ring_field) f.no_flux = !f.side && q.a.cross(along).norm() < 1e-12 * along.norm();
     }
   }
   for (Panel& p : panels) integrate(pb, p);
@@ -1210,7 +1278,11 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     panels.push_back(right);
   }
   lines += pb.lines;
-  if (pb.tube && pb.alpha_max - pb.alpha_min > kPi) return std::nullopt;
+  if (pb.tube && !pb.ring_field && pb.alpha_max - pb.alpha_min > kPi) {
+    if (cure) cure->wraps = true;
+    return std::nullopt;
+  }
+  if (pb.ring_field && pb.phi_max - pb.phi_min > kPi) return std::nullopt;
   // Near the singular ray (a lens reaching far around the ball from its pole) the chords' rules would not converge.
   if (pb.ball && pb.theta_max > 0.75 * kPi) return std::nullopt;
   Moments t, err;
@@ -1224,6 +1296,38 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   out.m1 = m1 + t[0] * c;
   out.m2 = m2 + m1 * c.transpose() + c * m1.transpose() + t[0] * c * c.transpose();
   return out;
+}
+
+// The tube mode's moments, the torus cut by meridian planes where moments() asks for it, each piece taken by itself
+// (the pieces' moments add up): where a ruling crosses the tube twice (a rod across the ring's hole, a cylinder's end
+// disc across it), a cut between its two intervals. A piece whose rulings of another direction still cross it twice
+// (a cylinder through the hole: its side's rulings and its end disc's) is cut again, up to kMaxCuts deep. A piece whose
+// lens reaches more than half around the tube (a cone or a cylinder deep across it, holding part of the tube's centre
+// circle) is taken again with the ring field.
+constexpr int kMaxCuts = 6;
+std::optional<RawMoments> split_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                        const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
+                                        std::vector<Constraint> cuts, bool ring_field = false) {
+  Cure cure;
+  std::optional<RawMoments> m = moments(a, pose_a, b, pose_b, frame, tolerance, lines, cuts, ring_field, &cure);
+  if (!m && cure.wraps) return split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, cuts, true);
+  if (m || !cure.split || cuts.size() >= kMaxCuts) return m;
+  const lines::Placed torus = lines::place(b[0], pose_b, frame);
+  Constraint cut;
+  cut.p = -torus.A.transpose() * torus.b;  // the torus's centre in the frame
+  cut.a = *cure.split;
+  cut.e1 = torus.A.row(2).transpose();  // the axis, in the plane
+  cut.e2 = cut.a.cross(cut.e1);
+  RawMoments sum;
+  cuts.push_back(cut);
+  for (const double side : {-1.0, 1.0}) {
+    cuts.back().lo = side < 0 ? -kInf : 0.0, cuts.back().hi = side < 0 ? 0.0 : kInf;
+    const std::optional<RawMoments> piece =
+        split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, cuts, ring_field);
+    if (!piece) return std::nullopt;
+    sum += *piece;
+  }
+  return sum;
 }
 
 }  // namespace
@@ -1242,25 +1346,7 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
   if ((lone_ring_torus(a) || ball_cell(a)) && ruled_cell(b))
     return ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
-  std::optional<Vec3> twice;
-  std::optional<RawMoments> m = moments(a, pose_a, b, pose_b, frame, tolerance, lines, nullptr, &twice);
-  if (m || !twice) return m;
-  // A ruling through the tube twice (a rod across the ring's hole): the torus halved by the meridian plane across that
-  // ruling, each half by itself (a ruling crosses each half once where it crosses the hole between them).
-  const lines::Placed torus = lines::place(b[0], pose_b, frame);
-  Constraint cut;
-  cut.p = -torus.A.transpose() * torus.b;  // the torus's centre in the frame
-  cut.a = *twice;
-  cut.e1 = torus.A.row(2).transpose();  // the axis, in the plane
-  cut.e2 = cut.a.cross(cut.e1);
-  RawMoments sum;
-  for (const double side : {-1.0, 1.0}) {
-    cut.lo = side < 0 ? -kInf : 0.0, cut.hi = side < 0 ? 0.0 : kInf;
-    const std::optional<RawMoments> half = moments(a, pose_a, b, pose_b, frame, tolerance, lines, &cut, nullptr);
-    if (!half) return std::nullopt;
-    sum += *half;
-  }
-  return sum;
+  return split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, {});
 }
 
 }  // namespace vcsim::geo
