@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 
 #include "geometry/mesh.h"
 
@@ -315,6 +318,23 @@ IntervalList subtract(const IntervalList& a, const IntervalList& b) {
 }
 
 namespace {
+// ∛x for x ≥ 0: the exponent divided by 3 in the bits, then two Halley steps (within 7e-15 relative; the critical
+// point it serves is polished by a Newton step after). libm's cbrt took 131 instructions a call through frexp and
+// ldexp, 13 % of a deep two-tori query's.
+double cube_root(double x) {
+  if (!(x >= std::numeric_limits<double>::min()) || !(x <= std::numeric_limits<double>::max())) return std::cbrt(x);
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = bits / 3 + 0x2A9F7893782DA1CEull;  // ∛x to within 3.2 %
+  double y;
+  std::memcpy(&y, &bits, sizeof y);
+  for (int k = 0; k < 2; ++k) {
+    const double y3 = y * y * y;
+    y *= (y3 + 2 * x) / (2 * y3 + x);
+  }
+  return y;
+}
+
 // The torus's quartic along one line (primitive frame) and its critical points, sorted.
 struct TorusQuartic {
   double ow, P, Q, S, crit[3];
@@ -343,7 +363,7 @@ TorusQuartic torus_quartic(const Placed& p, const Vec3& o, const Vec3& w, Vec3& 
     F.crit[F.nc++] = m * (-0.5 * c + half_root3 * s);
     F.crit[F.nc++] = m * (-0.5 * c - half_root3 * s);
   } else {  // one real root: Cardano in the cancellation-free form
-    const double A = -std::copysign(std::cbrt(std::abs(qc) * 0.5 + std::sqrt(D)), qc);
+    const double A = -std::copysign(cube_root(std::abs(qc) * 0.5 + std::sqrt(D)), qc);
     F.crit[F.nc++] = A == 0 ? 0.0 : A - pc / (3 * A);
   }
   for (int k = 0; k < F.nc; ++k) {  // a Newton step polishes the closed form (a second moved V by ≤ 4e-14: torus pairs)
