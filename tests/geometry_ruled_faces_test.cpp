@@ -446,7 +446,7 @@ TEST_CASE("ruled faces, tube mode: cells deep across the tube, cut where rulings
   // through the ring's hole, whose side's rulings and end disc's cross one half of the torus twice (cut again, through
   // the gap between the two intervals). The last three: a cone or a frustum across the whole tube, holding part of
   // its centre circle, where the tube field is singular (the ring field F_φ ê_φ). References: V, the centroid and the
-  // inertia by exact chords on a 2000² grid (~1e-5 of V on torus pairs, geometry_support.h), against the query's 1e-3.
+  // inertia by exact chords on a 1000² grid (~1e-5 of V on torus pairs, geometry_support.h), against the query's 1e-3.
   const Primitive cylinder = rod(PrimitiveKind::Cylinder, 0.025, 0.1), cone = rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0),
                   frustum = rod(PrimitiveKind::Cone, 0.03, 0.08, 0.012);
   struct Case {
@@ -500,7 +500,7 @@ TEST_CASE("ruled faces, tube mode: cells deep across the tube, cut where rulings
     const Interference q = interference(A, pa, B, pb);
     INFO(c.name);
     CHECK(q.columns == 0);  // the tube mode, not the column engine
-    check_moments(moments_of(q), chords_moments(A, pa, B, pb, q, 2000), 1e-3, c.name);
+    check_moments(moments_of(q), chords_moments(A, pa, B, pb, q, 1000), 1e-3, c.name);
   }
 }
 
@@ -549,7 +549,7 @@ TEST_CASE("ruled faces, tube mode: a ring-shaped lens, cut where rulings cross t
   // ruling's two intervals (until the twenty-first session this declined). A cone's tip pushed through the tube's
   // cross-section: the lens wraps around the tube's centre circle, where the tube field is singular, so the ring field
   // serves it (until the twenty-first session it was declined, for the column engine). Reference: exact chords on a
-  // 2000² grid (~1e-5).
+  // 1000² grid (~1e-5).
   const Primitive table = box(Vec3(0.4, 0.4, 0.1)), tor = ring_torus();
   for (const double z : {0.064, 0.0649, 0.06499}) {
     const Pose flat{Vec3(0.001, 0.002, z), Quat::Identity()};
@@ -570,6 +570,6 @@ TEST_CASE("ruled faces, tube mode: a ring-shaped lens, cut where rulings cross t
   const auto around = ruled({cone}, Pose{}, {tor}, deep, Vec3(0, 0, 0.1), Vec3::UnitZ(), 1e-3);
   REQUIRE(around);
   const Cell cone_cell = make_cell({cone}), ring = make_cell({tor});
-  check_moments(*around, chords_moments(cone_cell, Pose{}, ring, deep, interference(cone_cell, Pose{}, ring, deep), 2000),
+  check_moments(*around, chords_moments(cone_cell, Pose{}, ring, deep, interference(cone_cell, Pose{}, ring, deep), 1000),
                 1e-3, "a cone's tip through the tube (the ring field)");
 }

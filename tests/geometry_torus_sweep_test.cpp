@@ -372,7 +372,7 @@ TEST_CASE("torus sweep: a capsule deep across the tube, its cap/side junction in
   // 3, V 2.8e-6 and 3.0e-6 m³. Where the junction of a cap and the side crosses a meridian disc the sections change
   // shape with no break in φ, and the band's fixed 10-node rule (no error estimate) left the centroid 3.9e-3 of
   // V^(1/3) and J 6.7e-3 off at the default 1e-3 (V only 3e-4, so bench_every_pair, which compares V, passed it). A
-  // capsule's bands now take the checked Kronrod rule: 2e-5 and 3e-5. Reference: exact chords on a 2000² grid (~1e-5).
+  // capsule's bands now take the checked Kronrod rule: 2e-5 and 3e-5. Reference: exact chords on a 1000² grid (~1e-5).
   const Cell capsule = make_cell({rod(PrimitiveKind::Capsule, 0.015, 0.08)}), ring = make_cell({torus(0.04, 0.012)});
   struct Case {
     Quat qa;
@@ -392,7 +392,7 @@ TEST_CASE("torus sweep: a capsule deep across the tube, its cap/side junction in
     const Interference q = interference(capsule, pa, ring, pb);
     REQUIRE(q.overlap);
     CHECK(q.spacing == 0);  // the sweep, not the column engine
-    check_moments(moments_of(q), chords_moments(capsule, pa, ring, pb, q, 2000), 1e-3, "a capsule across the tube");
+    check_moments(moments_of(q), chords_moments(capsule, pa, ring, pb, q, 1000), 1e-3, "a capsule across the tube");
   }
 }
 
