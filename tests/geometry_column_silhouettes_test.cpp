@@ -36,15 +36,8 @@ TEST_CASE("Two tori interlocked, a capsule and a cylinder deep in a torus: V wit
   // Poses from random sweeps (bench_every_pair seed 5, a scratch sweep with seed 1), where the column engine at
   // tolerance 1e-3 was 9.0e-3, 6.9e-4, 8.1e-3 and 3.0e-3 low against exact chords, and at 1e-4 1.7e-3, 2.7e-5, 1.3e-3
   // and 4.1e-4.
-  struct Case {
-    const char* name;
-    Primitive a;
-    Quat qa;
-    Vec3 at;
-    Quat qb;
-  };
   const Primitive ring = torus(0.04, 0.012);
-  const Case cases[] = {
+  const PairPose cases[] = {
       {"torus-torus", ring, Quat(0.42233855071280935, 0.81511616937540143, 0.39628234115367683, -0.013269705887338385),
        Vec3(0.00089406921148974742, -0.0046003713319893317, 0.079028856803415676),
        Quat(0.61905390495841028, 0.42562455902912483, 0.53770958058234231, -0.3827328107922916)},
@@ -62,9 +55,9 @@ TEST_CASE("Two tori interlocked, a capsule and a cylinder deep in a torus: V wit
        Quat(-0.5647149756873151, 0.21210299270781999, -0.40997060289026538, 0.68412968177433575)},
   };
   const Cell b = make_cell({ring});
-  for (const Case& c : cases) {
+  for (const PairPose& c : cases) {
     const Cell a = make_cell({c.a});
-    const Pose pa{Vec3::Zero(), c.qa.normalized()}, pb{c.at, c.qb.normalized()};
+    const Pose pa = c.pose_a(), pb = c.pose_b();
     const Interference near = interference(a, pa, b, pb, column_engine(1e-3));
     const double exact = chords_volume(a, pa, b, pb, near, 1000);
     for (double tol : {1e-3, 1e-4}) {

@@ -449,14 +449,7 @@ TEST_CASE("ruled faces, tube mode: cells deep across the tube, cut where rulings
   // inertia by exact chords on a 1000² grid (~1e-5 of V on torus pairs, geometry_support.h), against the query's 1e-3.
   const Primitive cylinder = rod(PrimitiveKind::Cylinder, 0.025, 0.1), cone = rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0),
                   frustum = rod(PrimitiveKind::Cone, 0.03, 0.08, 0.012);
-  struct Case {
-    const char* name;
-    Primitive a;
-    Quat qa;
-    Vec3 at;
-    Quat qb;
-  };
-  const Case cases[] = {
+  const PairPose cases[] = {
       {"seed 37 cylinder pose 8", cylinder,
        Quat(0.086579335138462166, 0.68579714133270697, 0.70282041867164169, -0.16801713830763609),
        Vec3(0.011634384146969292, -0.0048399461322412478, 0.039630642290285317),
@@ -494,9 +487,9 @@ TEST_CASE("ruled faces, tube mode: cells deep across the tube, cut where rulings
        Vec3(0.0099857169811740972, 0.002549659914483604, 0.075429721068030614),
        Quat(-0.84562917527953263, -0.37228687934273408, 0.22077769004099843, 0.31236355255609893)},
   };
-  for (const Case& c : cases) {
+  for (const PairPose& c : cases) {
     const Cell A = make_cell({c.a}), B = make_cell({torus(0.04, 0.012)});
-    const Pose pa{Vec3::Zero(), c.qa.normalized()}, pb{c.at, c.qb.normalized()};
+    const Pose pa = c.pose_a(), pb = c.pose_b();
     const Interference q = interference(A, pa, B, pb);
     INFO(c.name);
     CHECK(q.columns == 0);  // the tube mode, not the column engine

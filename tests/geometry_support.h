@@ -400,6 +400,18 @@ inline Smoothness third_differences(const std::vector<double>& V) {
   return s;
 }
 
+// A pose as bench_every_pair draws them (and prints them): cell a's primitive at the origin turned by qa, cell b at
+// `at` turned by qb.
+struct PairPose {
+  const char* name;
+  Primitive a;
+  Quat qa;
+  Vec3 at;
+  Quat qb;
+  Pose pose_a() const { return {Vec3::Zero(), qa.normalized()}; }
+  Pose pose_b() const { return {at, qb.normalized()}; }
+};
+
 // V, the centroid and J by exact chords along `near`'s normal on an n x n midpoint grid over the footprint (found by a
 // 400 x 400 pass): an independent reference for pairs without a closed form (1000 and 2000 across agree to ~1e-5 of V
 // on two tori). Along each chord x, y are constant and z, z² integrate exactly.
