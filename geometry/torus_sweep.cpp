@@ -923,17 +923,13 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   // with 20, 3e-6 with 40). So their bands are integrated by Gauss–Kronrod 7–15 (in the cosine variable), halved
   // until |K15 − G7| in V is within 0.3 of the tolerance of the piece's V: that is G7's error, and K15's, exact to
   // degree 22 where G7 is to degree 13, is far smaller (15 sections a band where comparing 10 nodes with two halves of
-  // 10 took 30). The factor was 0.1 until the twenty-first session, which on deep two tori (bench_every_pair seed 41)
-  // halved bands whose K15 was already good to ~1e-6: 105 sections where 15 do, medians 180 µs where 75–84 now, the
-  // worst errors unmoved (against the sweep at 1e-8, seeds 13, 29, 41: V 2.4e-6, the centroid 2.1e-5 of V^(1/3), J
-  // 5.2e-5). At 1 a thin ellipsoid's K15 came out 1.6e-4 off in V and 3.8e-4 in J (geometry_torus_sweep_test, the
-  // 3 × 10 × 20 mm one): its sections' kinks keep K15 near G7; 0.5 still gave 4.9e-6. Estimating the first and second
-  // moments as well instead held two tori to ~160 µs without need (their G7 lags on J, their K15 does not).
+  // 10 took 30). 0.1 halved deep two tori's bands whose K15 was already good to ~1e-6 (105 sections where 15 do); 1
+  // let a thin ellipsoid's J drift 3.8e-4 (docs/geometry.md, "A band's error estimate").
   // At most 5 halvings (32 sub-panels), where the estimate must be within 1 % of the tolerance relative
   // to the whole band, or the pair is declined (the column engine takes it). A band under 1e-3 of the sweep's V is held
   // to 1e-3 of the sweep instead: a band 1e-8 rad wide between two breakpoints, 1e-29 of V, was declining a pose.
-  // A capsule too: where its cap/side junction crosses a disc the sections change shape with no break in φ (the fixed
-  // rule left the centroid 3.9e-3 of V^(1/3) and J 6.7e-3 off on a deep pose at 1e-3; checked: 2e-5 and 3e-5).
+  // A capsule's too: where its cap/side junction crosses a disc the sections change shape with no break in φ (the
+  // fixed rule left a deep pose's centroid 3.9e-3 of V^(1/3) off at 1e-3).
   const bool checked = sw.ellipsoid || sw.ring_r > 0 || sw.clip[sw.other_begin].kind == PrimitiveKind::Capsule;
   struct Piece {
     double lo, hi;
