@@ -444,9 +444,11 @@ TEST_CASE("ruled faces, tube mode: cells deep across the tube, cut where rulings
   // bench_every_pair poses (seed, pair, pose) where the tube mode declined and the column engine answered 2.5e-3 to
   // 6e-3 off at its 1e-3 (docs/geometry.md, "Known column engine defects"). The first six: a cylinder or a frustum
   // through the ring's hole, whose side's rulings and end disc's cross one half of the torus twice (cut again, through
-  // the gap between the two intervals). The last three: a cone or a frustum across the whole tube, holding part of
-  // its centre circle, where the tube field is singular (the ring field F_φ ê_φ). References: V, the centroid and the
-  // inertia by exact chords on a 1000² grid (~1e-5 of V on torus pairs, geometry_support.h), against the query's 1e-3.
+  // the gap between the two intervals). The next three: a cone or a frustum across the whole tube, holding part of
+  // its centre circle, where the tube field is singular (the ring field F_φ ê_φ). One more, at 10 poses a pair: a cone
+  // across the tube served all along, but with its chords integrated to √tol, J 1.3e-3 off (a tenth of it now).
+  // References: V, the centroid and the inertia by exact chords on a 1000² grid (~1e-5 of V on torus pairs,
+  // geometry_support.h), against the query's 1e-3.
   const Primitive cylinder = rod(PrimitiveKind::Cylinder, 0.025, 0.1), cone = rod(PrimitiveKind::Cone, 0.03, 0.08, 0.0),
                   frustum = rod(PrimitiveKind::Cone, 0.03, 0.08, 0.012);
   const PairPose cases[] = {
@@ -486,6 +488,10 @@ TEST_CASE("ruled faces, tube mode: cells deep across the tube, cut where rulings
        Quat(0.11006073266001112, -0.14280266415312307, 0.93483850137383451, -0.30589378971504988),
        Vec3(0.0099857169811740972, 0.002549659914483604, 0.075429721068030614),
        Quat(-0.84562917527953263, -0.37228687934273408, 0.22077769004099843, 0.31236355255609893)},
+      {"seed 3 cone pose 0, 10 poses a pair (the chords' budget: J 1.3e-3 off at √tol)", cone,
+       Quat(-0.76409883469868167, -0.30642086319634615, -0.01072936694673763, -0.56757740097280573),
+       Vec3(0.0020794058570802608, 0.011363987050047687, 0.062192949907148409),
+       Quat(0.46634003423546022, 0.45762825522318029, 0.27715375427762329, -0.70447792653884922)},
   };
   for (const PairPose& c : cases) {
     const Cell A = make_cell({c.a}), B = make_cell({torus(0.04, 0.012)});
