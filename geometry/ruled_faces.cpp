@@ -1228,7 +1228,18 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       if (pb.ring_field) f.no_flux = !f.side && q.a.cross(along).norm() < 1e-12 * along.norm();
     }
   }
+  // A lens reaching more than half around the tube (around the ring, for the ring field) may cross the field's cut.
+  // The tube field's wrap asks for the ring field (Cure::wraps).
+  auto wrapped = [&] {
+    const bool tube_wrap = pb.tube && !pb.ring_field && pb.alpha_max - pb.alpha_min > kPi;
+    if (tube_wrap && cure) cure->wraps = true;
+    return tube_wrap || (pb.ring_field && pb.phi_max - pb.phi_min > kPi);
+  };
   for (Panel& p : panels) integrate(pb, p);
+  if (wrapped()) {  // the panels' first rules show it already: no refinement for a piece about to be declined
+    lines += pb.lines;
+    return std::nullopt;
+  }
   // Halve the worst piece until the estimates meet the tolerance: on V, on the first moments (relative to V times
   // the lens's radius of gyration) and on the second (relative to their trace about ref).
   auto totals = [&](Moments& t, Moments& err) {
@@ -1281,11 +1292,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     panels.push_back(right);
   }
   lines += pb.lines;
-  if (pb.tube && !pb.ring_field && pb.alpha_max - pb.alpha_min > kPi) {
-    if (cure) cure->wraps = true;
-    return std::nullopt;
-  }
-  if (pb.ring_field && pb.phi_max - pb.phi_min > kPi) return std::nullopt;
+  if (wrapped()) return std::nullopt;  // refinement can still widen the range
   // Near the singular ray (a lens reaching far around the ball from its pole) the chords' rules would not converge.
   if (pb.ball && pb.theta_max > 0.75 * kPi) return std::nullopt;
   Moments t, err;
