@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/scratch_dir.h"
+
 namespace cli {
 
 inline const std::string kVcsim = VCSIM_BINARY;
@@ -32,12 +34,8 @@ inline Run run_command(const std::string& cmd) {
   return r;
 }
 
-// A scratch directory for this test process: <system temp>/vcsim_<name>_<pid>.
-inline std::filesystem::path temp_dir(const std::string& name) {
-  std::filesystem::path d = std::filesystem::temp_directory_path() / ("vcsim_" + name + "_" + std::to_string(getpid()));
-  std::filesystem::create_directories(d);
-  return d;
-}
+// A scratch directory for this test process (tests/scratch_dir.h).
+inline std::filesystem::path temp_dir(const std::string& name) { return scratch::dir(name); }
 
 // The checks shared by the h5py analysis scripts: expect() prints every measured value with its bounds (so a passing
 // run documents its numbers too), expect_true(), and finish(), which exits 1 naming what failed.

@@ -20,6 +20,7 @@
 #include "engine/simulation.h"
 #include "geometry/located_error.h"
 #include "geometry/mesh.h"
+#include "tests/scratch_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -78,8 +79,7 @@ TEST_CASE("kept fuzzer crashes: the scenario loader and world build", "[reliabil
 }
 
 TEST_CASE("kept fuzzer crashes: the mesh reader", "[reliability][fuzz]") {
-  const fs::path dir = fs::temp_directory_path() / ("vcsim_fuzz_regression_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = scratch::dir("fuzz_regression");
   for (const auto& p : kept("mesh-")) {
     const std::string b = bytes(p);
     if (b.empty()) continue;

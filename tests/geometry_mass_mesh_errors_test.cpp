@@ -11,6 +11,7 @@
 #include "geometry/located_error.h"
 #include "geometry/interference.h"
 #include "geometry/mesh.h"
+#include "tests/scratch_dir.h"
 
 #include <openvdb/openvdb.h>
 
@@ -61,11 +62,7 @@ void check_mass(const char* label, const MassProperties& mp, double m, const Vec
   CHECK(ei < kMassLimit);
 }
 
-std::string temp_dir() {
-  const auto dir = std::filesystem::temp_directory_path() / ("vcsim_geo_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
+std::string temp_dir() { return scratch::dir("geo_test").string(); }
 
 // Icosphere of radius R: icosahedron subdivided n times, vertices projected onto the sphere.
 TriangleMesh icosphere(double R, int n) {

@@ -9,6 +9,7 @@
 
 #include "geometry/located_error.h"
 #include "geometry/mesh.h"
+#include "tests/scratch_dir.h"
 
 using namespace vcsim;
 using namespace vcsim::geo;
@@ -16,9 +17,7 @@ using namespace vcsim::geo;
 namespace {
 
 std::string write(const std::string& name, const std::string& obj) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vcsim_mesh_validation_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
+  const std::string path = (scratch::dir("mesh_validation") / name).string();
   std::ofstream(path) << obj;
   return path;
 }

@@ -16,6 +16,7 @@
 #include "geometry/interference.h"
 #include "geometry/line_sets.h"
 #include "geometry/mesh.h"
+#include "tests/scratch_dir.h"
 
 namespace geometry_support {
 
@@ -89,9 +90,7 @@ struct Solid {
 
 // Writes the solid as an OBJ file in this process's temporary directory; returns its path.
 inline std::string write_obj(const Solid& s, const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vcsim_meshes_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / (name + ".obj")).string();
+  const std::string path = (scratch::dir("meshes") / (name + ".obj")).string();
   std::ofstream out(path);
   out.precision(17);
   for (const Vec3& p : s.v) out << "v " << p.x() << " " << p.y() << " " << p.z() << "\n";

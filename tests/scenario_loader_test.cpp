@@ -13,6 +13,7 @@
 
 #include "engine/input_error.h"
 #include "engine/io/scenario_loader.h"
+#include "tests/scratch_dir.h"
 
 namespace fs = std::filesystem;
 using vcsim::InputError;
@@ -25,9 +26,7 @@ namespace {
 const std::string kScenarios = std::string(VCSIM_SOURCE_DIR) + "/scenarios/";
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("vcsim_loader_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path p = dir / name;
+  const fs::path p = scratch::dir("loader_test") / name;
   std::ofstream(p) << text;
   return p.string();
 }
@@ -216,7 +215,7 @@ TEST_CASE("levenshtein distance", "[loader]") {
 }
 
 TEST_CASE("bad input: one clear error with position, key path and expectation", "[loader][errors]") {
-  const fs::path dir = fs::temp_directory_path() / ("vcsim_loader_test_" + std::to_string(::getpid()));
+  const fs::path dir = scratch::dir("loader_test");
   auto file = [&](const std::string& name) { return (dir / name).string(); };
 
   SECTION("unknown key with did-you-mean") {

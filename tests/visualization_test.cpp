@@ -22,19 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
-fs::path temp_dir() {
-  // Removed when the test process exits.
-  static struct Dir {
-    fs::path path = fs::temp_directory_path() / ("vcsim_viz_test_" + std::to_string(getpid()));
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } dir;
-  fs::create_directories(dir.path);
-  return dir.path;
-}
+fs::path temp_dir() { return cli::temp_dir("viz_test"); }
 
 Run vcsim(const std::string& args) { return run_command(kVcsim + " " + args); }
 
