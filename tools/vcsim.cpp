@@ -260,6 +260,7 @@ int run_animate(const AnimateCli& cli) {
   const bool temporary = cli.export_dir.empty();
   o.output_dir = temporary ? (fs::temp_directory_path() / ("vcsim_animate_" + std::to_string(getpid()))).string()
                            : cli.export_dir;
+  if (temporary) fs::remove_all(o.output_dir);  // what a killed run with the same pid left (pids wrap)
   vcsim::viz::ExportSummary s;
   try {
     s = vcsim::viz::export_vtk(o);
