@@ -96,8 +96,34 @@ struct InsidePoints {
   }
 };
 
+// A sphere's or an ellipsoid's chords along the lens's columns, in the primitive's frame scaled to the unit ball: the
+// column at (u, v) is x = p0 u + p1 v + q + s p2, so a chord takes no division (line_span's scaling takes six, and
+// chords were 40 % of an ellipsoid pair's query).
+struct UnitBallColumns {
+  bool on = false;
+  Vec3 p0, p1, q, p2;
+  double a = 0;  // |p2|²
+  Span at(double u, double v) const {
+    const Vec3 x = p0 * u + p1 * v + q;
+    Span s;
+    s.lo = -kInf, s.hi = kInf;
+    lines::clip_quadratic(a, x.dot(p2), x.squaredNorm() - 1, 0, s);
+    return s;
+  }
+};
+UnitBallColumns unit_ball_columns(const Placed& p) {
+  UnitBallColumns f;
+  if (p.complement || (p.kind != PrimitiveKind::Sphere && p.kind != PrimitiveKind::Ellipsoid)) return f;
+  const Vec3 scale = p.kind == PrimitiveKind::Sphere ? Vec3(Vec3::Constant(1 / p.r)) : p.inv_radii;
+  f.on = true;
+  f.p0 = scale.cwiseProduct(p.A.col(0)), f.p1 = scale.cwiseProduct(p.A.col(1)), f.p2 = scale.cwiseProduct(p.A.col(2));
+  f.q = scale.cwiseProduct(p.b), f.a = f.p2.squaredNorm();
+  return f;
+}
+
 struct Lens {
   std::vector<Placed> prims;
+  std::vector<UnitBallColumns> balls;  // per primitive (on for spheres and ellipsoids)
   Vec3 lo, hi;  // the overlap of the two cells' boxes
   double size = 0, tolerance = 0;
   // Errors allowed whatever a piece's own integral: 1e-3 of the share of a row (set per row) or of V (below), so a
@@ -113,6 +139,13 @@ struct Lens {
     double lo_z = -kInf, hi_z = kInf, lo_rest = -kInf, hi_rest = kInf;  // rest: without the faces missed beside
     long slo = 0, shi = 0;
     for (size_t k = 0; k < prims.size(); ++k) {
+      if (balls[k].on) {  // no face parallel to the column
+        const Span s = balls[k].at(u, v);
+        if (s.lo > lo_z) lo_z = s.lo, slo = static_cast<long>(k) * 8 + s.face_lo;
+        if (s.hi < hi_z) hi_z = s.hi, shi = static_cast<long>(k) * 8 + s.face_hi;
+        lo_rest = std::max(lo_rest, s.lo), hi_rest = std::min(hi_rest, s.hi);
+        continue;
+      }
       const Placed& p = prims[k];
       const Vec3 o = p.A.col(0) * u + p.A.col(1) * v + p.b, w = p.A.col(2);
       const Span s = lines::line_span(p, o, w);
@@ -344,6 +377,7 @@ bool place_lens(Lens& lens, const CellPrimitives& a, const Pose& pose_a, const C
   for (const CellPrimitive& p : a) lens.prims.push_back(lines::place(p, pose_a, frame));
   const size_t na = lens.prims.size();
   for (const CellPrimitive& p : b) lens.prims.push_back(lines::place(p, pose_b, frame));
+  for (const Placed& p : lens.prims) lens.balls.push_back(unit_ball_columns(p));
   Vec3 lo_a, hi_a, lo_b, hi_b;
   lines::placed_cell_bounds(lens.prims, 0, na, lo_a, hi_a);
   lines::placed_cell_bounds(lens.prims, na, lens.prims.size(), lo_b, hi_b);

@@ -44,7 +44,7 @@ double sdf_local(const Placed& p, const Vec3& x) {
     }
     case PrimitiveKind::Ellipsoid: {
       // (|x/r| - 1) min(r) never exceeds the true distance in magnitude: a valid bound.
-      const double k = x.cwiseQuotient(p.radii).norm();
+      const double k = x.cwiseProduct(p.inv_radii).norm();
       return (k - 1) * p.radii.minCoeff();
     }
     case PrimitiveKind::Torus: {
@@ -60,30 +60,6 @@ double sdf_local(const Placed& p, const Vec3& x) {
 }
 
 // ---- exact line intersections: the set {s : o + s w inside the primitive} ----
-
-// Intersects a span with the solution set of a s^2 + 2 beta s + gamma <= 0 (a >= 0).
-static void clip_quadratic(double a, double beta, double gamma, int face, Span& s) {
-  if (a < 1e-14) {  // the line runs parallel to the curved surface's generators
-    if (gamma > 0) s.lo = kInf, s.hi = -kInf;
-    return;
-  }
-  const double disc = beta * beta - a * gamma;
-  if (disc < 0) {
-    // A miss, kept as an "inverted" chord (hi < lo) whose negative length grows continuously with
-    // the distance from tangency: the column gap used to look for contacts between samples.
-    const double mid = -beta / a, half = std::sqrt(-disc) / a;
-    if (mid + half > s.lo) s.lo = mid + half, s.face_lo = face;
-    if (mid - half < s.hi) s.hi = mid - half, s.face_hi = face;
-    return;
-  }
-  const double sq = std::sqrt(disc);
-  // Numerically stable roots.
-  const double q = -(beta + std::copysign(sq, beta));
-  double r1 = q / a, r2 = (q != 0) ? gamma / q : -beta / a;
-  if (r1 > r2) std::swap(r1, r2);
-  if (r1 > s.lo) s.lo = r1, s.face_lo = face;
-  if (r2 < s.hi) s.hi = r2, s.face_hi = face;
-}
 
 // Intersects a span with {s : lo <= o + s w <= hi} (one slab of a box, cylinder caps...).
 static void clip_slab(double o, double w, double lo, double hi, int face, Span& s) {
@@ -103,7 +79,7 @@ Span line_span(const Placed& p, const Vec3& o, const Vec3& w) {
   switch (p.kind) {
     case PrimitiveKind::Sphere: clip_quadratic(1.0, o.dot(w), o.squaredNorm() - p.r * p.r, 0, s); break;
     case PrimitiveKind::Ellipsoid: {
-      const Vec3 os = o.cwiseQuotient(p.radii), ws = w.cwiseQuotient(p.radii);
+      const Vec3 os = o.cwiseProduct(p.inv_radii), ws = w.cwiseProduct(p.inv_radii);
       clip_quadratic(ws.squaredNorm(), os.dot(ws), os.squaredNorm() - 1, 0, s);
       break;
     }
@@ -584,6 +560,7 @@ Placed place(const CellPrimitive& cp, const Pose& body_pose, const Pose& frame) 
   p.half_thickness = 0.5 * pr.thickness;
   p.half_size = 0.5 * pr.size;
   p.radii = pr.radii;
+  if (pr.kind == PrimitiveKind::Ellipsoid) p.inv_radii = pr.radii.cwiseInverse();
   p.mesh = cp.mesh.get();
   if (pr.kind == PrimitiveKind::Torus) p.major = pr.major_radius, p.r = pr.minor_radius;
   // x_Q -> world -> body -> primitive.

@@ -4,7 +4,9 @@
 // meshes sphere-traced on their level set. Everything is expressed in a query frame Q.
 #pragma once
 #include <array>
+#include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "geometry/column_integration.h"
@@ -19,6 +21,7 @@ struct Placed {
   bool complement;
   double r = 0, r2 = 0, half_length = 0, half_thickness = 0, major = 0;
   Vec3 half_size = Vec3::Zero(), radii = Vec3::Zero();
+  Vec3 inv_radii = Vec3::Zero();  // an ellipsoid's 1/radii: chords and distances multiply where they divided
   Mat3 A;
   Vec3 b;
   const MeshLevelSet* mesh = nullptr;
@@ -34,6 +37,31 @@ struct Span {
   double lo = kInf, hi = -kInf;  // empty when lo >= hi
   int face_lo = 0, face_hi = 0;
 };
+
+// Intersects a span with the solution set of a s^2 + 2 beta s + gamma <= 0 (a >= 0), the chord of a quadric: a miss
+// leaves an inverted chord (below). Inline: the convex lens evaluates it per column on its own forms.
+inline void clip_quadratic(double a, double beta, double gamma, int face, Span& s) {
+  if (a < 1e-14) {  // the line runs parallel to the curved surface's generators
+    if (gamma > 0) s.lo = kInf, s.hi = -kInf;
+    return;
+  }
+  const double disc = beta * beta - a * gamma;
+  if (disc < 0) {
+    // A miss, kept as an "inverted" chord (hi < lo) whose negative length grows continuously with
+    // the distance from tangency: the column gap used to look for contacts between samples.
+    const double mid = -beta / a, half = std::sqrt(-disc) / a;
+    if (mid + half > s.lo) s.lo = mid + half, s.face_lo = face;
+    if (mid - half < s.hi) s.hi = mid - half, s.face_hi = face;
+    return;
+  }
+  const double sq = std::sqrt(disc);
+  // Numerically stable roots.
+  const double q = -(beta + std::copysign(sq, beta));
+  double r1 = q / a, r2 = (q != 0) ? gamma / q : -beta / a;
+  if (r1 > r2) std::swap(r1, r2);
+  if (r1 > s.lo) s.lo = r1, s.face_lo = face;
+  if (r2 < s.hi) s.hi = r2, s.face_hi = face;
+}
 
 // The chord of a convex primitive (not the torus or a mesh) along x = o + s w, primitive frame. A quadric that
 // misses keeps an "inverted" chord (hi < lo) whose negative length grows with the distance from tangency.
