@@ -129,8 +129,10 @@ int cubic_roots(double b, double c, double d, double x[3]) {
   int n = 0;
   const double D = 0.25 * q * q + p * p * p / 27;
   if (D < 0) {  // three real roots (p < 0): trigonometric form
+    // cos(th − 2πk/3) from cos th and sin th: one sine and cosine, not three cosines.
     const double m = 2 * std::sqrt(-p / 3), th = std::acos(std::clamp(3 * q / (p * m), -1.0, 1.0)) / 3;
-    for (int k = 0; k < 3; ++k) x[n++] = m * std::cos(th - 2 * M_PI * k / 3);
+    const double c = m * std::cos(th), s = m * std::sin(th), half_root3 = 0.8660254037844386;
+    x[n++] = c, x[n++] = -0.5 * c + half_root3 * s, x[n++] = -0.5 * c - half_root3 * s;
   } else {  // one: Cardano in the cancellation-free form
     const double A = -std::copysign(std::cbrt(std::abs(q) * 0.5 + std::sqrt(D)), q);
     x[n++] = A == 0 ? 0.0 : A - p / (3 * A);
@@ -224,8 +226,8 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
   // A candidate is a break only where its point is on the clipped slice's boundary: inside every line but the ones
   // that make it (within 1e-9 r), and for a vertex on a third line, inside the disc. Elsewhere the slice is
   // the same analytic piece on both sides; a prism's 6–8 planes gave ~90 candidates a clip, most of them not on it.
-  auto on_boundary = [&](double t, const Vec2& x, size_t skip1, size_t skip2, size_t skip3, bool in_disc) {
-    const double ct = std::cos(t), st = std::sin(t), slack = 1e-9 * r;
+  auto on_boundary = [&](double ct, double st, const Vec2& x, size_t skip1, size_t skip2, size_t skip3, bool in_disc) {
+    const double slack = 1e-9 * r;
     if (in_disc && x.squaredNorm() > (r + slack) * (r + slack)) return false;
     for (size_t k = 0; k < nr; ++k) {
       if (k == skip1 || k == skip2 || k == skip3) continue;
@@ -237,8 +239,9 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
   };
   auto keep = [&](auto point, size_t skip1, size_t skip2, size_t skip3, bool in_disc) {
     for (const double t : roots) {
+      const double ct = std::cos(t), st = std::sin(t);
       Vec2 x;
-      if (!point(t, x) || on_boundary(t, x, skip1, skip2, skip3, in_disc)) breaks.push_back(t);
+      if (!point(ct, st, x) || on_boundary(ct, st, x, skip1, skip2, skip3, in_disc)) breaks.push_back(t);
     }
   };
   for (size_t i = 0; i < nr; ++i) {
@@ -250,8 +253,8 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     roots.clear();
     add_zeros(tangent, roots);
     tangent_roots.insert(tangent_roots.end(), roots.begin(), roots.end());
-    keep([&](double t, Vec2& x) {
-      const double al = g.n1 * std::cos(t) + g.n2 * std::sin(t), n2 = al * al + g.n3 * g.n3;
+    keep([&](double ct, double st, Vec2& x) {
+      const double al = g.n1 * ct + g.n2 * st, n2 = al * al + g.n3 * g.n3;
       x = (g.delta - al * R) / n2 * Vec2(al, g.n3);
       return n2 > 0;
     }, i, i, i, false);
@@ -309,8 +312,8 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
       const Trig1 det{0, gi.n1 * gj.n3 - gj.n1 * gi.n3, gi.n2 * gj.n3 - gj.n2 * gi.n3};
       const Trig1 L1{gi.delta * gj.n3 - gj.delta * gi.n3, -R * det.c, -R * det.s};
       const Trig1 L2{0, gi.n1 * gj.delta - gj.n1 * gi.delta, gi.n2 * gj.delta - gj.n2 * gi.delta};
-      auto vertex = [&](double t, Vec2& x) {
-        const double ct = std::cos(t), st = std::sin(t), d = det.c * ct + det.s * st;
+      auto vertex = [&](double ct, double st, Vec2& x) {
+        const double d = det.c * ct + det.s * st;
         x = Vec2(L1.k + L1.c * ct + L1.s * st, L2.c * ct + L2.s * st) / d;
         return d != 0;
       };
