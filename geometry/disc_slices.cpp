@@ -47,9 +47,11 @@ void add_arc(double r, const Vec2& from, const Vec2& to, SliceMoments& m) {
 
 }  // namespace
 
-void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole, DiscBoundary& out) {
+void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole, DiscBoundary& out,
+                           DiscShape* shape) {
   *whole = false;
   out.n_ = 0;
+  if (shape) shape->known = false, shape->n = 0;
   if (!(r > 0)) return;
   // The polygon of the lines, inside a square around the disc (counter-clockwise). Each line adds at most one
   // vertex, so it fits buffers on the stack for up to 60 lines (a slice is clipped thousands of times a query; the
@@ -59,6 +61,10 @@ void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whol
   Vec2 stack_a[kOnStack], stack_b[kOnStack];
   std::vector<Vec2> heap_a, heap_b;
   Vec2 *poly = stack_a, *next = stack_b;
+  // With a shape wanted: the line each polygon edge (from vertex k to k + 1) lies on, −2 for the square's.
+  int ids_a[kOnStack], ids_b[kOnStack];
+  int *edge = ids_a, *next_edge = ids_b;
+  const bool track = shape && lines.size() + 4 <= kOnStack;
   out.data_ = out.stack_;
   if (lines.size() + 4 > kOnStack) {
     heap_a.resize(lines.size() + 4), heap_b.resize(lines.size() + 4);
@@ -68,7 +74,9 @@ void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whol
   }
   poly[0] = {-L, -L}, poly[1] = {L, -L}, poly[2] = {L, L}, poly[3] = {-L, L};
   size_t n = 4;
-  for (const Line2& ln : lines) {
+  if (track) edge[0] = edge[1] = edge[2] = edge[3] = -2;
+  for (size_t j = 0; j < lines.size(); ++j) {
+    const Line2& ln = lines[j];
     if (ln.b >= r) continue;  // clear of the disc: it cuts only the square's corners, outside the disc
     if (ln.b <= -r) return;  // the disc lies wholly outside it
     size_t m = 0;
@@ -76,10 +84,19 @@ void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whol
       const Vec2& a = poly[k];
       const Vec2& b = poly[k + 1 == n ? 0 : k + 1];
       const double da = ln.g.dot(a) - ln.b, db = ln.g.dot(b) - ln.b;
-      if (da <= 0) next[m++] = a;
-      if ((da < 0 && db > 0) || (da > 0 && db < 0)) next[m++] = a + (b - a) * (da / (da - db));
+      // Each vertex kept or made carries the line of the edge leaving it: an edge's own past a vertex kept or an
+      // entry, this line's past an exit.
+      if (da <= 0) {
+        if (track) next_edge[m] = edge[k];
+        next[m++] = a;
+      }
+      if ((da < 0 && db > 0) || (da > 0 && db < 0)) {
+        if (track) next_edge[m] = da < 0 ? static_cast<int>(j) : edge[k];
+        next[m++] = a + (b - a) * (da / (da - db));
+      }
     }
     std::swap(poly, next);
+    std::swap(edge, next_edge);
     n = m;
     if (n < 3) return;
   }
@@ -90,12 +107,62 @@ void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whol
     if (A == 0 || disc <= 0) continue;
     const double sq = std::sqrt(disc);
     const double lo = std::max(0.0, (-B - sq) / A), hi = std::min(1.0, (-B + sq) / A);
-    if (lo < hi) out.data_[out.n_++] = {p + lo * d, p + hi * d, hi < 1.0};
+    if (!(lo < hi)) continue;
+    out.data_[out.n_++] = {p + lo * d, p + hi * d, hi < 1.0};
+    if (track && shape->n < DiscShape::kMaxPieces)
+      shape->pieces[static_cast<size_t>(shape->n++)] = {edge[k], lo > 0 ? -1 : edge[(k + n - 1) % n],
+                                                        hi < 1.0 ? -1 : edge[(k + 1) % n]};
+  }
+  if (track && out.n_ > 0 && static_cast<size_t>(shape->n) == out.n_) {
+    shape->known = true, shape->lines = lines.size();
+    for (int k = 0; k < shape->n; ++k) {  // a piece on the square or ended by it (outside the disc): not reused
+      const DiscShape::Piece& pc = shape->pieces[static_cast<size_t>(k)];
+      shape->known = shape->known && pc.line >= 0 && pc.from >= -1 && pc.to >= -1;
+    }
   }
   if (out.empty()) {
     *whole = true;
     for (const Line2& ln : lines) *whole = *whole && ln.b >= 0;
   }
+}
+
+bool shaped_disc_boundary(double r, const std::vector<Line2>& lines, const DiscShape& shape, DiscBoundary& out) {
+  out.n_ = 0;
+  out.data_ = out.stack_;
+  if (!shape.known || lines.size() != shape.lines) return false;
+  // A line that holds the whole disc outside need not have passed a break: a plane through the torus's axis jumps from
+  // clear of the meridian disc to beyond it where the plane turns parallel to the disc (tests/geometry_mesh_prisms_test,
+  // the torus on an L block).
+  for (const Line2& l : lines)
+    if (l.b <= -r) return false;
+  const double r2 = r * r;
+  // Where a vertex's two lines meet, or where a line enters (−) or leaves (+) the disc along its direction
+  // t = (−g_y, g_x) (the boundary runs counter-clockwise with the inside, g·x < b, on its left).
+  auto vertex = [&](int i, int j, Vec2& x) {
+    const Line2 &a = lines[static_cast<size_t>(i)], &b = lines[static_cast<size_t>(j)];
+    const double det = a.g.x() * b.g.y() - a.g.y() * b.g.x();
+    if (det == 0) return false;
+    x = Vec2(a.b * b.g.y() - b.b * a.g.y(), a.g.x() * b.b - b.g.x() * a.b) / det;
+    return x.squaredNorm() <= r2;
+  };
+  auto crossing = [&](int j, double side, Vec2& x) {
+    const Line2& l = lines[static_cast<size_t>(j)];
+    const double h2 = r2 - l.b * l.b;
+    if (!(h2 > 0)) return false;
+    x = l.b * l.g + side * std::sqrt(h2) * Vec2(-l.g.y(), l.g.x());
+    return true;
+  };
+  for (int k = 0; k < shape.n; ++k) {
+    const DiscShape::Piece& pc = shape.pieces[static_cast<size_t>(k)];
+    DiscPiece& piece = out.data_[k];
+    const bool ok = (pc.from < 0 ? crossing(pc.line, -1, piece.p) : vertex(pc.from, pc.line, piece.p)) &&
+                    (pc.to < 0 ? crossing(pc.line, 1, piece.q) : vertex(pc.line, pc.to, piece.q));
+    const Line2& l = lines[static_cast<size_t>(pc.line)];
+    if (!ok || !((piece.q - piece.p).dot(Vec2(-l.g.y(), l.g.x())) > 0)) return false;
+    piece.ends_on_circle = pc.to < 0;
+  }
+  out.n_ = static_cast<size_t>(shape.n);
+  return true;
 }
 
 SliceMoments disc_moments(double r, const std::vector<Line2>& lines) {

@@ -3,6 +3,7 @@
 // geometry/torus_planes.cpp takes a torus's meridian discs around its ring). Internal to geometry/.
 #pragma once
 #include <Eigen/Core>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -27,6 +28,21 @@ struct DiscPiece {
   Vec2 p, q;
   bool ends_on_circle;
 };
+// Which line each piece lies on and what ends it, a vertex with a neighbouring piece's line or the circle: slices
+// between two breaks of a swept solid keep one shape (geometry/torus_planes.cpp), so the polygon clip runs for one of
+// them and the others solve their pieces' ends directly (a torus's prism clips: 3–4 lines cut most slices, and the
+// clip was a quarter of the query).
+struct DiscShape {
+  struct Piece {
+    int line, from, to;  // from, to: the line whose vertex starts or ends the piece, −1 for the circle
+  };
+  static constexpr int kMaxPieces = 16;
+  bool known = false;  // captured (false also where a shape cannot be reused: no piece, or too many)
+  size_t lines = 0;    // how many lines it was captured with
+  int n = 0;
+  std::array<Piece, kMaxPieces> pieces;
+};
+
 // The pieces, on the stack for up to 60 lines (a slice is clipped thousands of times a query: a vector per slice
 // was a tenth of a sliced clip's time).
 class DiscBoundary {
@@ -36,14 +52,20 @@ class DiscBoundary {
   const DiscPiece& operator[](size_t k) const { return data_[k]; }
 
  private:
-  friend void clipped_disc_boundary(double, const std::vector<Line2>&, bool*, DiscBoundary&);
+  friend void clipped_disc_boundary(double, const std::vector<Line2>&, bool*, DiscBoundary&, DiscShape*);
+  friend bool shaped_disc_boundary(double, const std::vector<Line2>&, const DiscShape&, DiscBoundary&);
   static constexpr size_t kOnStack = 64;
   DiscPiece stack_[kOnStack];
   std::vector<DiscPiece> heap_;
   DiscPiece* data_ = stack_;
   size_t n_ = 0;
 };
-void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole, DiscBoundary& out);
+// With `shape`, also the boundary's shape (DiscShape).
+void clipped_disc_boundary(double r, const std::vector<Line2>& lines, bool* whole, DiscBoundary& out,
+                           DiscShape* shape = nullptr);
+// The boundary of a slice of the same shape, from the lines alone; false (and `out` unusable) where the shape no
+// longer fits: a vertex left the disc, a line no longer reaches it, or a piece turned around.
+bool shaped_disc_boundary(double r, const std::vector<Line2>& lines, const DiscShape& shape, DiscBoundary& out);
 
 // The moments of the disc of radius r (centred at the origin) clipped by the lines.
 SliceMoments disc_moments(double r, const std::vector<Line2>& lines);
