@@ -142,7 +142,7 @@ bool shaped_disc_boundary(double r, const std::vector<Line2>& lines, const DiscS
     const Line2 &a = lines[static_cast<size_t>(i)], &b = lines[static_cast<size_t>(j)];
     const double det = a.g.x() * b.g.y() - a.g.y() * b.g.x();
     if (det == 0) return false;
-    x = Vec2(a.b * b.g.y() - b.b * a.g.y(), a.g.x() * b.b - b.g.x() * a.b) / det;
+    x = Vec2(a.b * b.g.y() - b.b * a.g.y(), a.g.x() * b.b - b.g.x() * a.b) * (1 / det);
     return x.squaredNorm() <= r2;
   };
   auto crossing = [&](int j, double side, Vec2& x) {

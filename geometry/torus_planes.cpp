@@ -47,8 +47,12 @@ void add_cubic_arc(double r, const Vec2& from, const Vec2& to, CubicMoments& m) 
   const Vec2 step = to - from;
   double dt = std::atan2(from.x() * step.y() - from.y() * step.x(), from.dot(to));
   if (dt < 0) dt += 2 * M_PI;
-  const double c1 = from.x() / r, s1 = from.y() / r, c2 = to.x() / r, s2 = to.y() / r;
-  const double dc = step.x() / r, ds = step.y() / r;
+  // Multiplied by reciprocals, not divided: ~17 divisions an arc, two arcs a slice, were ~6 % of a torus's query in
+  // a mesh's prisms.
+  constexpr double k3 = 1.0 / 3, k5 = 0.2, k15 = 1.0 / 15;
+  const double ir = 1 / r;
+  const double c1 = from.x() * ir, s1 = from.y() * ir, c2 = to.x() * ir, s2 = to.y() * ir;
+  const double dc = step.x() * ir, ds = step.y() * ir;
   const double cc = c1 * c1, c1c2 = c1 * c2, c2c2 = c2 * c2, ss = s1 * s1, s1s2 = s1 * s2, s2s2 = s2 * s2;
   // Differences of powers between the ends.
   const double d_s3 = ds * (s2s2 + s1s2 + ss);
@@ -59,15 +63,15 @@ void add_cubic_arc(double r, const Vec2& from, const Vec2& to, CubicMoments& m) 
   const double d_sc = ds * c2 + s1 * dc;                                      // Δ(sin cos) = Δ(sin 2t) / 2
   const double d_sc_cs = d_sc * (c2c2 - s2s2) + s1 * c1 * (dc * (c2 + c1) - ds * (s2 + s1));  // Δ(sin 4t) / 4
   const double r2 = r * r, r3 = r2 * r, r4 = r3 * r, r5 = r4 * r;
-  m.a += r2 / 2 * (dt + d_sc);                                  // ∫cos² = t/2 + sin 2t / 4
-  m.x += r3 / 2 * (ds - d_s3 / 3);                              // ∫cos³ = sin − sin³/3
-  m.y += r3 * (-d_c3 / 3);                                      // ∫cos² sin = −cos³/3
-  m.xx += r4 / 3 * (3 * dt / 8 + d_sc / 2 + d_sc_cs / 8);       // ∫cos⁴ = 3t/8 + sin 2t / 4 + sin 4t / 32
-  m.xy += r4 / 2 * (-d_c4 / 4);                                 // ∫cos³ sin = −cos⁴/4
-  m.yy += r4 * (dt / 8 - d_sc_cs / 8);                          // ∫cos² sin² = t/8 − sin 4t / 32
-  m.x3 += r5 / 4 * (ds - 2 * d_s3 / 3 + d_s5 / 5);              // ∫cos⁵ = sin − 2 sin³/3 + sin⁵/5
-  m.x2y += r5 / 3 * (-d_c5 / 5);                                // ∫cos⁴ sin = −cos⁵/5
-  m.xy2 += r5 / 2 * (d_s3 / 3 - d_s5 / 5);                      // ∫cos³ sin² = sin³/3 − sin⁵/5
+  m.a += 0.5 * r2 * (dt + d_sc);                                    // ∫cos² = t/2 + sin 2t / 4
+  m.x += 0.5 * r3 * (ds - k3 * d_s3);                               // ∫cos³ = sin − sin³/3
+  m.y += r3 * (-k3 * d_c3);                                         // ∫cos² sin = −cos³/3
+  m.xx += k3 * r4 * (0.375 * dt + 0.5 * d_sc + 0.125 * d_sc_cs);    // ∫cos⁴ = 3t/8 + sin 2t / 4 + sin 4t / 32
+  m.xy += 0.5 * r4 * (-0.25 * d_c4);                                // ∫cos³ sin = −cos⁴/4
+  m.yy += 0.125 * r4 * (dt - d_sc_cs);                              // ∫cos² sin² = t/8 − sin 4t / 32
+  m.x3 += 0.25 * r5 * (ds - 2 * k3 * d_s3 + k5 * d_s5);             // ∫cos⁵ = sin − 2 sin³/3 + sin⁵/5
+  m.x2y += r5 * (-k15 * d_c5);                                      // ∫cos⁴ sin = −cos⁵/5
+  m.xy2 += 0.5 * r5 * (k3 * d_s3 - k5 * d_s5);                      // ∫cos³ sin² = sin³/3 − sin⁵/5
 }
 
 // The disc of radius r clipped by lines, its boundary's forms: 3 Gauss–Legendre points on segments (the forms are
@@ -401,7 +405,8 @@ RawMoments torus_planes_moments(const Vec3& c, const Vec3& axis, double major, d
         if (g.delta < 0) return CubicMoments{};
         continue;
       }
-      lines.push_back({Vec2(alpha / gn, g.n3 / gn), (g.delta - alpha * R) / gn});
+      const double inv = 1 / gn;
+      lines.push_back({Vec2(alpha * inv, g.n3 * inv), (g.delta - alpha * R) * inv});
     }
     return disc_cubic_moments(r, lines, shape);
   };
