@@ -164,13 +164,21 @@ int cubic_roots(double b, double c, double d, double x[3]) {
   return n;
 }
 
-// The zeros of P on the turn, appended to `out` as angles in [−π, π], exactly (to rounding): with θ = γ + 2 atan u,
+// A zero of a trigonometric polynomial at θ = γ + 2 atan u, with cos θ and sin θ from u by the half-angle formulas: most
+// zeros are checked against the other lines and dropped, and only the kept ones need θ itself (a sine, a cosine and an
+// arctangent a zero were 13 % of a torus's clip by a mesh prism).
+struct Zero {
+  double u, gamma, c, s;
+  double theta() const { return gamma + 2 * std::atan(u); }
+};
+
+// The zeros of P on the turn, appended to `out` (θ in [−π, π] up to a turn), exactly (to rounding): with θ = γ + 2 atan u,
 // (1 + u²)² P is a quartic in u, monotone between its critical points (a cubic's roots), so each sign change between
 // them brackets one root, found by Newton's method kept in the bracket. γ is the sample angle where |P(γ + π)| is
 // largest, so that the quartic's leading coefficient, P(γ + π), is not small and no root runs off to u = ∞. A pair of
 // roots closer than rounding can tell apart may be missed: the shape they bound lasts as long (a break misplaced by δ
 // moves V by ~δ²).
-void add_zeros(const Trig2& P, std::vector<double>& out) {
+void add_zeros(const Trig2& P, std::vector<Zero>& out) {
   constexpr int kShifts = 8;
   // cos(π m/4), m = 0 … 7: sin(π m/4) = c[(m + 6) % 8], cos(π m/2) = c[2m % 8], sin(π m/2) = c[(2m + 6) % 8].
   static const double c[8] = {1, M_SQRT1_2, 0, -M_SQRT1_2, -1, -M_SQRT1_2, 0, M_SQRT1_2};
@@ -184,6 +192,10 @@ void add_zeros(const Trig2& P, std::vector<double>& out) {
   if (lead == 0) return;  // P ≡ 0 (no degree-2 trigonometric polynomial but 0 vanishes at 8 equally spaced angles)
   const double gamma = 2 * M_PI * shift / kShifts;
   const double cg = c[shift], sg = c[(shift + 6) % 8], c2g = c[(2 * shift) % 8], s2g = c[(2 * shift + 6) % 8];
+  auto zero = [&](double u) {  // cos(γ + φ), sin(γ + φ) with cos φ = (1 − u²)/(1 + u²), sin φ = 2u/(1 + u²)
+    const double w = 1 / (1 + u * u), cp = (1 - u * u) * w, sp = 2 * u * w;
+    out.push_back({u, gamma, cg * cp - sg * sp, sg * cp + cg * sp});
+  };
   const double k = P.k, c1 = P.c1 * cg + P.s1 * sg, s1 = P.s1 * cg - P.c1 * sg;
   const double c2 = P.c2 * c2g + P.s2 * s2g, s2 = P.s2 * c2g - P.c2 * s2g;
   // cos φ = (1 − u²)/(1 + u²), sin φ = 2u/(1 + u²), cos 2φ = (1 − 6u² + u⁴)/(1 + u²)², sin 2φ = 4u(1 − u²)/(1 + u²)².
@@ -203,7 +215,7 @@ void add_zeros(const Trig2& P, std::vector<double>& out) {
   double fx[5];
   for (int j = 0; j < n; ++j) fx[j] = F(x[j]);
   for (int j = 0; j + 1 < n; ++j) {
-    if (fx[j] == 0) out.push_back(gamma + 2 * std::atan(x[j]));
+    if (fx[j] == 0) zero(x[j]);
     if ((fx[j] < 0) == (fx[j + 1] < 0) || fx[j + 1] == 0) continue;
     double lo = x[j], hi = x[j + 1];
     const double flo = fx[j];
@@ -219,9 +231,9 @@ void add_zeros(const Trig2& P, std::vector<double>& out) {
       if (!(u > lo && u < hi)) u = 0.5 * (lo + hi);
       if (hi - lo <= 1e-15 * (std::abs(lo) + std::abs(hi) + 1)) break;
     }
-    out.push_back(gamma + 2 * std::atan(u));
+    zero(u);
   }
-  if (fx[n - 1] == 0) out.push_back(gamma + 2 * std::atan(x[n - 1]));
+  if (fx[n - 1] == 0) zero(x[n - 1]);
 }
 
 // The angles around the ring where the clipped meridian disc changes shape (sorted, from −π to π): the quadrature
@@ -229,7 +241,8 @@ void add_zeros(const Trig2& P, std::vector<double>& out) {
 // in θ, found exactly (add_zeros): sampling them missed a small lens at a box's edge, and made a torus's clip by a
 // mesh prism's planes depend on the frame by 2 %.
 std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, double r) {
-  std::vector<double> breaks, roots, tangent_roots;
+  std::vector<double> breaks, tangent_roots;
+  std::vector<Zero> roots;
   // In the disc at θ a plane is the line α x + n3 y = b, α = n1 cos θ + n2 sin θ, b = δ − α R.
   std::vector<Trig1> alpha, b;
   for (const Ring& g : rings) {
@@ -248,16 +261,16 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     for (size_t k = 0; k < nr; ++k) {
       if (k == skip1 || k == skip2 || k == skip3) continue;
       const double al = rings[k].n1 * ct + rings[k].n2 * st;
-      if (al * x.x() + rings[k].n3 * x.y() - (rings[k].delta - al * R) > slack * Vec2(al, rings[k].n3).norm())
-        return false;
+      // The line's length only where the point is outside it (most candidates are inside every line).
+      const double outside = al * x.x() + rings[k].n3 * x.y() - (rings[k].delta - al * R);
+      if (outside > 0 && outside > slack * Vec2(al, rings[k].n3).norm()) return false;
     }
     return true;
   };
   auto keep = [&](auto point, size_t skip1, size_t skip2, size_t skip3, bool in_disc) {
-    for (const double t : roots) {
-      const double ct = std::cos(t), st = std::sin(t);
+    for (const Zero& z : roots) {
       Vec2 x;
-      if (!point(ct, st, x) || on_boundary(ct, st, x, skip1, skip2, skip3, in_disc)) breaks.push_back(t);
+      if (!point(z.c, z.s, x) || on_boundary(z.c, z.s, x, skip1, skip2, skip3, in_disc)) breaks.push_back(z.theta());
     }
   };
   for (size_t i = 0; i < nr; ++i) {
@@ -268,7 +281,7 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     tangent += Trig2{-r * r * reach.k, -r * r * reach.c1, -r * r * reach.s1, -r * r * reach.c2, -r * r * reach.s2};
     roots.clear();
     add_zeros(tangent, roots);
-    tangent_roots.insert(tangent_roots.end(), roots.begin(), roots.end());
+    for (const Zero& z : roots) tangent_roots.push_back(z.theta());
     keep([&](double ct, double st, Vec2& x) {
       const double al = g.n1 * ct + g.n2 * st, n2 = al * al + g.n3 * g.n3;
       x = (g.delta - al * R) / n2 * Vec2(al, g.n3);
@@ -288,7 +301,8 @@ std::vector<double> slice_breaks(const std::vector<Ring>& rings, double R, doubl
     bool alive = true;
     for (size_t i = 0; i < nr && alive; ++i) {
       const double al = rings[i].n1 * cm + rings[i].n2 * sm;
-      alive = rings[i].delta - al * R > -r * Vec2(al, rings[i].n3).norm();
+      const double b = rings[i].delta - al * R;
+      alive = b >= 0 || b > -r * Vec2(al, rings[i].n3).norm();
     }
     if (!alive) continue;
     if (!live.empty() && live.back()[1] == p) live.back()[1] = q;
