@@ -47,8 +47,7 @@ void add_cubic_arc(double r, const Vec2& from, const Vec2& to, CubicMoments& m) 
   const Vec2 step = to - from;
   double dt = std::atan2(from.x() * step.y() - from.y() * step.x(), from.dot(to));
   if (dt < 0) dt += 2 * M_PI;
-  // Multiplied by reciprocals, not divided: ~17 divisions an arc, two arcs a slice, were ~6 % of a torus's query in
-  // a mesh's prisms.
+  // Multiplied by reciprocals, not divided (~17 divisions an arc; ~1 % of a torus's query in a mesh's prisms).
   constexpr double k3 = 1.0 / 3, k5 = 0.2, k15 = 1.0 / 15;
   const double ir = 1 / r;
   const double c1 = from.x() * ir, s1 = from.y() * ir, c2 = to.x() * ir, s2 = to.y() * ir;
@@ -166,7 +165,7 @@ int cubic_roots(double b, double c, double d, double x[3]) {
 
 // A zero of a trigonometric polynomial at θ = γ + 2 atan u, with cos θ and sin θ from u by the half-angle formulas: most
 // zeros are checked against the other lines and dropped, and only the kept ones need θ itself (a sine, a cosine and an
-// arctangent a zero were 13 % of a torus's clip by a mesh prism).
+// arctangent a zero: the torus in the bowl, ~1 100 zeros a query, ~280 kept, ~505 → ~483 µs).
 struct Zero {
   double u, gamma, c, s;
   double theta() const { return gamma + 2 * std::atan(u); }
