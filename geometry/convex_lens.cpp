@@ -139,26 +139,20 @@ struct Lens {
     double lo_z = -kInf, hi_z = kInf, lo_rest = -kInf, hi_rest = kInf;  // rest: without the faces missed beside
     long slo = 0, shi = 0;
     for (size_t k = 0; k < prims.size(); ++k) {
+      Span s, rest;
       if (balls[k].on) {  // no face parallel to the column
-        const Span s = balls[k].at(u, v);
-        if (s.lo > lo_z) lo_z = s.lo, slo = static_cast<long>(k) * 8 + s.face_lo;
-        if (s.hi < hi_z) hi_z = s.hi, shi = static_cast<long>(k) * 8 + s.face_hi;
-        lo_rest = std::max(lo_rest, s.lo), hi_rest = std::min(hi_rest, s.hi);
-        continue;
+        s = rest = balls[k].at(u, v);
+      } else {
+        const Placed& p = prims[k];
+        const Vec3 o = p.A.col(0) * u + p.A.col(1) * v + p.b, w = p.A.col(2);
+        s = lines::line_span(p, o, w);
+        const double margin = parallel_margin(p, o, w);
+        c.margin = std::min(c.margin, margin);
+        rest = margin >= 0 ? s : chord_without_parallel_faces(p, o, w);
       }
-      const Placed& p = prims[k];
-      const Vec3 o = p.A.col(0) * u + p.A.col(1) * v + p.b, w = p.A.col(2);
-      const Span s = lines::line_span(p, o, w);
       if (s.lo > lo_z) lo_z = s.lo, slo = static_cast<long>(k) * 8 + s.face_lo;
       if (s.hi < hi_z) hi_z = s.hi, shi = static_cast<long>(k) * 8 + s.face_hi;
-      const double margin = parallel_margin(p, o, w);
-      c.margin = std::min(c.margin, margin);
-      if (margin >= 0) {
-        lo_rest = std::max(lo_rest, s.lo), hi_rest = std::min(hi_rest, s.hi);
-      } else {
-        const Span r = chord_without_parallel_faces(p, o, w);
-        lo_rest = std::max(lo_rest, r.lo), hi_rest = std::min(hi_rest, r.hi);
-      }
+      lo_rest = std::max(lo_rest, rest.lo), hi_rest = std::min(hi_rest, rest.hi);
     }
     c.lo = lo_z, c.hi = hi_z, c.sig = slo * 4096 + shi;
     c.G = std::isfinite(hi_z - lo_z) ? hi_z - lo_z : -kInf;

@@ -756,9 +756,8 @@ std::optional<RawMoments> torus_sweep_moments(const CellPrimitives& torus_cell, 
   }
   if (sw.clip[sw.other_begin].kind == PrimitiveKind::Ellipsoid) {
     const Placed& e = sw.clip[sw.other_begin];
-    const Vec3 inv = e.radii.cwiseInverse();
     sw.ellipsoid = true;
-    sw.DA = inv.asDiagonal() * e.A, sw.Db = inv.cwiseProduct(e.b);
+    sw.DA = e.inv_radii.asDiagonal() * e.A, sw.Db = e.inv_radii.cwiseProduct(e.b);
     sw.ellipsoid_scale = e.radii.minCoeff();
   }
   sw.rule = &gauss_legendre(nodes_for(tolerance));
