@@ -16,9 +16,12 @@ using lines::kInf;
 constexpr double kPi = 3.14159265358979323846;
 
 // One convex constraint of a cell, in the query frame Q: the region between two planes, or inside a quadric of
-// revolution ρ ≤ c + k z (k = 0: a cylinder; k ≠ 0: one nappe of a cone).
+// revolution ρ ≤ c + k z (k = 0: a cylinder; k ≠ 0: one nappe of a cone). A hole's constraints (the complemented
+// primitive's: a drilled hole, a slot) are met together: the points inside all of them are taken out of the cell.
 struct Constraint {
   enum Kind { Slab, Quadric } kind = Slab;
+  bool hole = false;
+  int cell = 0;  // 0: cell a (and the tube mode's cuts), 1: cell b
   Vec3 p = Vec3::Zero();                        // a point on the axis (quadric: where ρ = c); the slab's origin
   Vec3 a = Vec3::UnitZ();                       // the slab's normal, the quadric's axis
   Vec3 e1 = Vec3::UnitX(), e2 = Vec3::UnitY();  // e1 × e2 = a
@@ -89,12 +92,12 @@ Chord chord(const Constraint& q, const Vec3& o, const Vec3& w) {
 }
 
 // The constraints of a placed primitive (x_prim = A x_Q + b), appended; false for a primitive this form does not take.
-bool add_constraints(const lines::Placed& pl, std::vector<Constraint>& out) {
-  if (pl.complement) return false;
+bool add_constraints(const lines::Placed& pl, int cell, std::vector<Constraint>& out) {
   const Mat3 At = pl.A.transpose();  // its columns: the primitive's axes in Q
   const Vec3 centre = -At * pl.b;
   auto axis = [&](int k) {
     Constraint c;
+    c.hole = pl.complement, c.cell = cell;
     c.p = centre;
     c.a = At.col(k), c.e1 = At.col((k + 1) % 3), c.e2 = At.col((k + 2) % 3);
     return c;
@@ -137,7 +140,7 @@ bool add_constraints(const lines::Placed& pl, std::vector<Constraint>& out) {
 struct Face {
   int constraint = 0;
   bool side = false;
-  double sign = 1, level = 0;
+  double sign = 1, level = 0;  // sign: −1 where the face bounds the cell from the other side (a side of a hole)
   Vec3 u = Vec3::UnitX(), v = Vec3::UnitY();  // a plane's rulings run along u, offset along v (u × v = a)
   double d0 = 0, d1 = 0;                      // the family's domain in σ
   // A plane the curved modes' field lies in (through the torus's axis, or through the ball's centre along its pole),
@@ -150,12 +153,41 @@ struct Ruling {
   Vec3 n0 = Vec3::Zero(), n1 = Vec3::Zero();  // n dA = (n0 + n1 t) dσ dt
 };
 
-// One ruling's state: the chord's ends over every constraint but the face's own, which constraints set them.
+// A piece of a chord cut by a hole; each end names the chord end that sets it: 2 × constraint, + 1 for its hi.
+struct Piece {
+  double lo, hi;
+  int end_lo, end_hi;
+};
+
+// One ruling's state: the chord's ends over every constraint but the face's own, which constraints set them. Where a
+// hole's chord overlaps it (`cut`), what is left: up to two pieces, and a signed length, continuous across the states:
+// the pieces' total, or, where the hole takes it all, minus how far the chord stays inside the hole at its nearer end.
 struct Eval {
   double lo = -kInf, hi = kInf;
   int arg_lo = -1, arg_hi = -1;
-  double length() const { return hi - lo; }
-  long sig() const { return length() > 0 ? 1 + (arg_lo + 1) + 64L * (arg_hi + 1) : 0; }
+  bool cut = false;
+  double glo = kInf, ghi = -kInf;  // the hole's chord (where a hole is met)
+  int pieces = 0;
+  Piece piece[2];
+  double cut_length = 0;
+  double length() const { return cut ? cut_length : hi - lo; }
+  long sig() const {
+    if (!(length() > 0)) return 0;
+    if (!cut) return 1 + (arg_lo + 1) + 64L * (arg_hi + 1);
+    long s = 1L << 40, scale = 1;  // apart from the uncut states; 129 > every end + 1 (64 constraints)
+    for (int k = 0; k < pieces; ++k) {
+      s += scale * (piece[k].end_lo + 1), scale *= 129;
+      s += scale * (piece[k].end_hi + 1), scale *= 129;
+    }
+    return s;
+  }
+  // One quadric sets both ends of what is left: its length goes like a square root where it vanishes.
+  bool tangency() const {
+    if (!cut) return arg_lo == arg_hi;
+    return pieces == 1 && piece[0].end_lo / 2 == piece[0].end_hi / 2;
+  }
+  int count() const { return cut ? pieces : 1; }
+  Piece at(int k) const { return cut ? piece[k] : Piece{lo, hi, 2 * arg_lo, 2 * arg_hi + 1}; }
 };
 
 using Moments = std::array<double, 10>;  // ∫1, x, y, z, xx, xy, xz, yy, yz, zz about ref
@@ -165,6 +197,8 @@ struct Panel {
   double a = 0, b = 0;
   int turn_nodes = 0;  // > 0: a whole turn of a side, by the periodic trapezoid rule on this many nodes
   int intervals = 16;  // the Clenshaw–Curtis rule's (16, then 32 reusing its nodes)
+  long sig = 0;        // the state of its rulings (Eval::sig)
+  bool mixed = false;  // a node of its rule found another state (integrate)
   Moments value{}, error{};
   std::array<Moments, 17> at{};  // the 16-interval rule's node values, kept for the 32-interval one
 };
@@ -179,6 +213,7 @@ struct Problem {
   long lines = 0;
   bool failed = false;
   bool frozen = false;  // ref fixed: the integration has begun
+  bool holes = false;   // a cell has a hole (a complemented primitive): chords are cut (Eval)
   // The tube mode: the other cell is a lone ring torus. Its chord (exact, a quartic's roots) joins the constraints'
   // as constraint number cons.size(); it has no faces, since the field the moments take is tangent to its tube.
   bool tube = false;
@@ -240,7 +275,7 @@ struct Problem {
     const Vec3 er = std::cos(s) * q.e1 + std::sin(s) * q.e2;
     r.o = q.p + q.c * er;
     r.w = q.a + q.k * er;
-    const Vec3 n = er - q.k * q.a;
+    const Vec3 n = f.sign * (er - q.k * q.a);
     r.n0 = q.c * n, r.n1 = q.k * n;
     return r;
   }
@@ -248,6 +283,7 @@ struct Problem {
   Eval evaluate(const Face& f, double s, Chord* ends = nullptr) { return evaluate(f, ruling(f, s), ends); }
   Eval evaluate(const Face& f, const Ruling& r, Chord* ends = nullptr) {
     ++lines;
+    if (holes) return evaluate_cut(f, r, ends);
     Eval e;
     for (int i = 0; i < static_cast<int>(cons.size()); ++i) {
       if (i == f.constraint) continue;
@@ -299,12 +335,60 @@ struct Problem {
     }
     return e;
   }
+  // With a hole: the chord over the cell's constraints (on a hole's own face, over the hole's other constraints too:
+  // the face is where the hole meets the cell), less the hole's chord, the intersection of its constraints' chords.
+  Eval evaluate_cut(const Face& f, const Ruling& r, Chord* ends) {
+    Eval e;
+    const bool on_hole = cons[f.constraint].hole;
+    Chord g;
+    int g_lo = -1, g_hi = -1;
+    bool hole_met = false;
+    for (int i = 0; i < static_cast<int>(cons.size()); ++i) {
+      if (i == f.constraint) continue;
+      const Chord c = chord(cons[i], r.o, r.w);
+      if (ends) ends[i] = c;
+      if (cons[i].hole && !on_hole) {
+        hole_met = true;
+        if (c.lo > g.lo) g.lo = c.lo, g_lo = i;
+        if (c.hi < g.hi) g.hi = c.hi, g_hi = i;
+        continue;
+      }
+      if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = i;
+      if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = i;
+    }
+    if (hole_met) e.glo = g.lo, e.ghi = g.hi;
+    if (hole_met && e.lo < e.hi && g.lo < g.hi && g.lo < e.hi && g.hi > e.lo) {
+      e.cut = true;
+      double total = 0, longest = 0, mid = 0;
+      auto keep = [&](const Piece& p) {
+        e.piece[e.pieces++] = p;
+        total += p.hi - p.lo;
+        if (p.hi - p.lo > longest) longest = p.hi - p.lo, mid = 0.5 * (p.lo + p.hi);
+      };
+      if (g.lo > e.lo) keep({e.lo, g.lo, 2 * e.arg_lo, 2 * g_lo});
+      if (g.hi < e.hi) keep({g.hi, e.hi, 2 * g_hi + 1, 2 * e.arg_hi + 1});
+      if (e.pieces > 0) {
+        e.cut_length = total;
+      } else {
+        const double inside = std::max(g.lo - e.lo, e.hi - g.hi);
+        e.cut_length = std::isfinite(inside) ? inside : -(e.hi - e.lo);
+      }
+      if (!frozen && longest > best_length && std::isfinite(longest)) best_length = longest, ref = r.o + mid * r.w;
+      return e;
+    }
+    if (!frozen && e.length() > best_length && std::isfinite(e.length())) {
+      best_length = e.length();
+      ref = r.o + 0.5 * (e.lo + e.hi) * r.w;
+    }
+    return e;
+  }
 
   // The moments of one ruling's chord, about ref, with the field (z − ref_z) e_z (3-point Gauss–Legendre: the
   // integrand is a polynomial of degree 4 in t).
-  Moments ruling_moments(const Face& f, double s) {
+  Moments ruling_moments(const Face& f, double s, long* sig = nullptr) {
     const Ruling r = ruling(f, s);
     const Eval e = evaluate(f, r);
+    if (sig) *sig = e.sig();
     Moments m{};
     if (!(e.length() > 0)) return m;
     if (!std::isfinite(e.length())) {
@@ -313,7 +397,11 @@ struct Problem {
     }
     if (tube) return ring_field ? ring_moments(r, e.lo, e.hi) : tube_moments(r, e.lo, e.hi);
     if (ball) return ball_moments(r, e.lo, e.hi);
-    const double mid = 0.5 * (e.lo + e.hi), half = 0.5 * (e.hi - e.lo);
+    for (int k = 0; k < e.count(); ++k) add_chord_moments(r, e.at(k).lo, e.at(k).hi, m);
+    return m;
+  }
+  void add_chord_moments(const Ruling& r, double lo, double hi, Moments& m) const {
+    const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
     static const double node = std::sqrt(0.6);
     const double ts[3] = {mid - half * node, mid, mid + half * node};
     const double ws[3] = {half * 5.0 / 9, half * 8.0 / 9, half * 5.0 / 9};
@@ -325,7 +413,6 @@ struct Problem {
       m[4] += jz * y.x() * y.x(), m[5] += jz * y.x() * y.y(), m[6] += jzz * y.x();
       m[7] += jz * y.y() * y.y(), m[8] += jzz * y.y(), m[9] += J * z * z * z / 3;
     }
-    return m;
   }
 };
 
@@ -585,6 +672,7 @@ void add_face(Problem& pb, Face f) {
         f.u = (q.e1 + q.e2) / std::sqrt(2.0), f.v = (q.e2 - q.e1) / std::sqrt(2.0);
     range(f.v, f.d0, f.d1);
     for (const Constraint& c : pb.cons) {
+      if (c.hole && !q.hole) continue;  // a hole takes rulings' pieces out; it bounds only its own faces
       if (c.kind == Constraint::Quadric && c.a.cross(q.a).squaredNorm() < 1e-24) {
         // A cylinder or cone along the plane's normal cuts it in a disc (a cap): σ within its radius.
         const Vec3 at_level = q.p + f.level * q.a;
@@ -627,23 +715,41 @@ void add_face(Problem& pb, Face f) {
     if (to <= from) to += 2 * kPi;
     arcs = arc(from, to), whole = false;
   }
+  // A hole's cylinder or slab along the rulings takes them out whole or not at all: the face is split where that
+  // changes, so that no state jumps inside a piece. A hole that is that cylinder alone keeps only the arcs outside it.
+  std::vector<double> splits;
+  const long hole_constraints = std::count_if(pb.cons.begin(), pb.cons.end(), [](const Constraint& c) { return c.hole; });
   if (q.k == 0) {
     for (const Constraint& o : pb.cons) {
       if (&o == &q) continue;
+      const bool takes_out = o.hole && !q.hole;
       if (o.kind == Constraint::Quadric && o.k == 0 && q.a.cross(o.a).squaredNorm() <= 1e-24) {  // as chord()
         // A parallel cylinder: |P + c e_r(σ)|² ≤ r² with P the axes' offset, i.e.
         // cos(σ − σ_P) ≤ K = (r² − |P|² − c²) / (2 c |P|).
         const Vec3 d = q.p - o.p, P = d - o.a.dot(d) * o.a;
         const double Pn = P.norm();
         if (!(Pn > 0)) {  // coaxial: every ruling in, or none
-          if (q.c > o.c) return;
+          if ((q.c > o.c) != takes_out) continue;
+          if (!takes_out || hole_constraints == 1) return;
           continue;
         }
         const double K = (o.c * o.c - Pn * Pn - q.c * q.c) / (2 * q.c * Pn);
-        if (K < -1) return;  // no ruling inside
-        if (K >= 1) continue;
+        if (K < -1) {  // no ruling inside
+          if (takes_out) continue;
+          return;
+        }
+        if (K >= 1) {  // every ruling inside
+          if (takes_out && hole_constraints == 1) return;
+          continue;
+        }
         const double mid = std::atan2(q.e2.dot(P), q.e1.dot(P)) + kPi, h = kPi - std::acos(K);
-        arcs = intersect(arcs, arc(mid - h, mid + h)), whole = false;
+        if (!takes_out) {
+          arcs = intersect(arcs, arc(mid - h, mid + h)), whole = false;
+        } else if (hole_constraints == 1) {
+          arcs = intersect(arcs, arc(mid + h, mid - h + 2 * kPi)), whole = false;
+        } else {
+          splits.push_back(mid - h), splits.push_back(mid + h);
+        }
       } else if (o.kind == Constraint::Slab && std::abs(o.a.dot(q.a)) < 1e-15) {
         // A slab along the rulings: lo ≤ g0 + c ρ cos(σ − σ_s) ≤ hi.
         const double al = o.a.dot(q.e1), be = o.a.dot(q.e2), rho = std::hypot(al, be), g0 = o.a.dot(q.p - o.p);
@@ -651,6 +757,11 @@ void add_face(Problem& pb, Face f) {
         if (m_hi < -1 || m_lo > 1) return;
         const double A = std::acos(std::clamp(m_hi, -1.0, 1.0)), B = std::acos(std::clamp(m_lo, -1.0, 1.0));
         const double s = std::atan2(be, al);
+        if (takes_out) {
+          for (const double m : {m_lo, m_hi})
+            if (std::abs(m) < 1) splits.push_back(s + std::acos(m)), splits.push_back(s - std::acos(m));
+          continue;
+        }
         if (A == 0 && B == kPi) continue;
         Arcs allowed = arc(s + A, s + B);
         if (A > 0 && B < kPi) {
@@ -664,10 +775,22 @@ void add_face(Problem& pb, Face f) {
       }
     }
   }
-  if (whole) {
+  if (whole && splits.empty()) {
     f.d0 = 0, f.d1 = 2 * kPi;
     pb.faces.push_back(f);
     return;
+  }
+  if (!splits.empty()) {
+    Arcs pieces;
+    for (double& x : splits) x -= 2 * kPi * std::floor(x / (2 * kPi));
+    std::sort(splits.begin(), splits.end());
+    for (const auto& a : arcs) {
+      double from = a[0];
+      for (const double x : splits)
+        if (x > from && x < a[1]) pieces.push_back({from, x}), from = x;
+      pieces.push_back({from, a[1]});
+    }
+    arcs = pieces;
   }
   // One arc across σ = 0 comes as two pieces, [0, e] and [s, 2π]: joined, so that the join is no domain end.
   if (arcs.size() > 1 && arcs.front()[0] == 0 && arcs.back()[1] == 2 * kPi) {
@@ -704,22 +827,51 @@ void locate_switches(Problem& pb, const Face& f, double x0, long sig0, double x1
   }
   std::vector<Chord> ends0(pb.cons.size() + 1), ends1(pb.cons.size() + 1), ends(pb.cons.size() + 1);
   const Eval e0 = pb.evaluate(f, x0, ends0.data()), e1 = pb.evaluate(f, x1, ends1.data());
-  int mode = 0, c0 = -1, c1 = -1;
-  if ((e0.length() > 0) != (e1.length() > 0)) mode = 1;
-  else if (e0.arg_lo != e1.arg_lo) mode = 2, c0 = e0.arg_lo, c1 = e1.arg_lo;
-  else if (e0.arg_hi != e1.arg_hi) mode = 3, c0 = e0.arg_hi, c1 = e1.arg_hi;
-  if (mode > 1 && (c0 < 0 || c1 < 0)) mode = 0;  // an end no constraint sets (an unbounded chord)
-  const double s0 = mode == 1 && !(e0.length() > 0) ? -1.0 : 1.0;  // the function is positive at x0
+  // Modes: 1 the chord appears; 2, 3 its lo or hi end changes constraint; with a hole, 4 a piece's end changes (d0 to
+  // d1, a piece's lo end when `lowest`), 5 a piece appears beside another (the hole's chord enters the chord).
+  int mode = 0, c0 = -1, c1 = -1, d0 = -1, d1 = -1;
+  bool lowest = false;
+  if ((e0.length() > 0) != (e1.length() > 0)) {
+    mode = 1;
+  } else if (!e0.cut && !e1.cut) {
+    if (e0.arg_lo != e1.arg_lo) mode = 2, c0 = e0.arg_lo, c1 = e1.arg_lo;
+    else if (e0.arg_hi != e1.arg_hi) mode = 3, c0 = e0.arg_hi, c1 = e1.arg_hi;
+  } else if (e0.count() != e1.count()) {
+    mode = 5;
+  } else {
+    for (int k = 0; k < e0.count() && mode == 0; ++k) {
+      const Piece p0 = e0.at(k), p1 = e1.at(k);
+      if (p0.end_lo != p1.end_lo) mode = 4, d0 = p0.end_lo, d1 = p1.end_lo, lowest = true;
+      else if (p0.end_hi != p1.end_hi) mode = 4, d0 = p0.end_hi, d1 = p1.end_hi;
+    }
+    c0 = d0 < 0 ? -1 : d0 / 2, c1 = d1 < 0 ? -1 : d1 / 2;
+  }
+  if ((mode == 2 || mode == 3 || mode == 4) && (c0 < 0 || c1 < 0)) mode = 0;  // an end no constraint sets
+  // The function is positive at x0: where the chord exists (mode 1), where it has two pieces (mode 5).
+  const double s0 = (mode == 1 && !(e0.length() > 0)) || (mode == 5 && e0.count() < e1.count()) ? -1.0 : 1.0;
   const Eval& inner = e0.length() > 0 ? e0 : e1;  // the side where the chord exists
+  auto end_value = [](const std::vector<Chord>& at, int d) { return d % 2 ? at[d / 2].hi : at[d / 2].lo; };
+  // A piece's lo end is the greatest of its candidates, its hi end the least.
+  auto swap_gap = [&](const std::vector<Chord>& at) {
+    return (lowest ? 1 : -1) * (end_value(at, d0) - end_value(at, d1));
+  };
+  auto two_pieces = [&](const Eval& e, double sc) {
+    return s0 * std::min({Problem::saturated(e.glo - e.lo, sc), Problem::saturated(e.hi - e.ghi, sc),
+                          Problem::saturated_square(e.ghi - e.glo, sc)});
+  };
   const double sc = pb.scale(mode == 1   ? std::max(e0.length(), e1.length())
                              : mode == 2 ? ends0[c0].lo - ends0[c1].lo
                              : mode == 3 ? ends0[c1].hi - ends0[c0].hi
+                             : mode == 4 ? swap_gap(ends0)
+                             : mode == 5 ? std::max(e0.length(), e1.length())
                                          : 0.0);
   auto value = [&](const Eval& e, const std::vector<Chord>& at) {
     double v = 0;  // mode 0 reads no chord end (c0, c1 may be −1): the state's sign below
-    if (mode == 1) v = s0 * Problem::edge_value(e, sc, inner.arg_lo == inner.arg_hi);
+    if (mode == 1) v = s0 * Problem::edge_value(e, sc, inner.tangency());
     else if (mode == 2) v = Problem::saturated(at[c0].lo - at[c1].lo, sc);
     else if (mode == 3) v = Problem::saturated(at[c1].hi - at[c0].hi, sc);
+    else if (mode == 4) v = Problem::saturated(swap_gap(at), sc);
+    else if (mode == 5) v = two_pieces(e, sc);
     if (!std::isfinite(v) || mode == 0) v = e.sig() == sig0 ? 1.0 : -1.0;
     return v;
   };
@@ -760,6 +912,39 @@ double face_parameter(const Problem& pb, const Face& f, const Vec3& x) {
   return f.d0 + (theta - f.d0 - 2 * kPi * std::floor((theta - f.d0) / (2 * kPi)));
 }
 
+// The panels of [a, b] on a face: split at every switch of state between the points xs (sorted, within [a, b]), each
+// change located. Each panel seeds the faces of the constraints that end its chords (one ruling in its middle: the
+// state, so those constraints, is the panel's). A whole turn without a switch is one periodic panel. False when no
+// switch was found.
+bool cut_panels(Problem& pb, int face, double a, double b, const std::vector<double>& xs, double tol, bool turn,
+                std::vector<Panel>& out, std::vector<Seed>* seeds) {
+  const Face& f = pb.faces[face];
+  std::vector<long> sigs;
+  for (const double x : xs) sigs.push_back(pb.evaluate(f, x).sig());
+  std::vector<double> breaks;
+  for (size_t j = 0; j + 1 < xs.size(); ++j) locate_switches(pb, f, xs[j], sigs[j], xs[j + 1], sigs[j + 1], tol, breaks);
+  const bool split = !breaks.empty();
+  breaks.push_back(a), breaks.push_back(b);
+  std::sort(breaks.begin(), breaks.end());
+  for (size_t k = 0; k + 1 < breaks.size(); ++k) {
+    if (!(breaks[k + 1] > breaks[k])) continue;
+    Panel p{face, breaks[k], breaks[k + 1]};
+    if (!split && turn) p.turn_nodes = 16;  // its rulings' moments are smooth and periodic
+    const double s = 0.5 * (breaks[k] + breaks[k + 1]);
+    const Eval e = pb.evaluate(f, s);
+    p.sig = e.sig();
+    out.push_back(p);
+    if (!seeds || !(e.length() > 0) || !std::isfinite(e.length())) continue;
+    const Ruling ru = pb.ruling(f, s);
+    for (int j = 0; j < e.count(); ++j) {
+      const Piece piece = e.at(j);
+      if (piece.end_lo >= 0) seeds->push_back({piece.end_lo / 2, ru.o + piece.lo * ru.w});
+      if (piece.end_hi >= 0) seeds->push_back({piece.end_hi / 2, ru.o + piece.hi * ru.w});
+    }
+  }
+  return split;
+}
+
 struct FaceRuns {
   static constexpr int kSamples = 16;
   Problem& pb;
@@ -774,7 +959,7 @@ struct FaceRuns {
   // The searches' function for a run's ends: the chord's signed length, squared (smooth across a tangency) and bounded.
   double edge(double in, const Eval& v_in, double out, const Eval& v_out) {
     const double sc = pb.scale(v_in.length());
-    const bool tangency = v_in.arg_lo == v_in.arg_hi;
+    const bool tangency = v_in.tangency();
     auto f = [&](double s) {
       const Eval v = pb.evaluate(face(), s);
       return std::pair<double, long>(Problem::edge_value(v, sc, tangency), v.sig());
@@ -888,34 +1073,17 @@ struct FaceRuns {
     return true;
   }
 
-  // A run split where the state changes (sampled at 9 points, each change located); each piece seeds the faces of the
-  // two constraints that end its chords (one ruling in its middle: the state, so those constraints, is the piece's).
+  // A run split where the state changes (sampled at 9 points, each change located).
   void panels(const Run& r, std::vector<Panel>& out, std::vector<Seed>& seeds) {
     constexpr int kStates = 8;
-    std::vector<double> breaks, xs(kStates + 1);
-    std::vector<long> sigs(kStates + 1);
+    std::vector<double> xs(kStates + 1);
     for (int j = 0; j <= kStates; ++j) {
       // Just inside the ends, where the state is the run's own.
       const double t = static_cast<double>(j) / kStates;
       xs[j] = r.a + (r.b - r.a) * (j == 0 ? 1e-9 : j == kStates ? 1 - 1e-9 : t);
-      sigs[j] = pb.evaluate(face(), xs[j]).sig();
     }
-    for (int j = 0; j < kStates; ++j) locate_switches(pb, face(), xs[j], sigs[j], xs[j + 1], sigs[j + 1], tol, breaks);
-    breaks.push_back(r.a), breaks.push_back(r.b);
-    std::sort(breaks.begin(), breaks.end());
-    for (size_t k = 0; k + 1 < breaks.size(); ++k) {
-      if (!(breaks[k + 1] > breaks[k])) continue;
-      Panel p{face_index, breaks[k], breaks[k + 1]};
-      // A whole turn without a switch: its rulings' moments are smooth and periodic.
-      if (breaks.size() == 2 && face().side && r.b - r.a >= 2 * kPi - 1e-12) p.turn_nodes = 16;
-      out.push_back(p);
-      const double s = 0.5 * (breaks[k] + breaks[k + 1]);
-      const Eval e = pb.evaluate(face(), s);
-      if (!(e.length() > 0) || !std::isfinite(e.length())) continue;
-      const Ruling ru = pb.ruling(face(), s);
-      if (e.arg_lo >= 0) seeds.push_back({e.arg_lo, ru.o + e.lo * ru.w});
-      if (e.arg_hi >= 0) seeds.push_back({e.arg_hi, ru.o + e.hi * ru.w});
-    }
+    const bool turn = face().side && r.b - r.a >= 2 * kPi - 1e-12;
+    cut_panels(pb, face_index, r.a, r.b, xs, tol, turn, out, &seeds);
   }
 };
 
@@ -936,7 +1104,8 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
   }
   // The curved modes search every face: their faces' pieces meet only across the torus or the ball, which has no faces
   // to seed.
-  for (int i = 0; i < n && (!any || pb.curved()); ++i) {
+  // So do the cells with a hole: their lens need not be connected (a peg tilted in a hole touches its wall twice).
+  for (int i = 0; i < n && (!any || pb.curved() || pb.holes); ++i) {
     faces[i].from_searches(runs[i]);
     any = any || !runs[i].empty();
   }
@@ -963,7 +1132,26 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
     }
     if (best < 0 || best_gap > 1e-6 * pb.size) continue;
     const double sigma = face_parameter(pb, pb.faces[best], sd.x);
-    if (faces[best].around(sigma, runs[best])) faces[best].panels(runs[best].back(), panels, seeds);
+    if (faces[best].around(sigma, runs[best])) {
+      faces[best].panels(runs[best].back(), panels, seeds);
+      continue;
+    }
+    // With a hole, a seed in a known run may show a state its samples missed (a ruling nearly along the hole's wall
+    // leaves a piece over a narrow range of rulings): its panel is split at the switches about it.
+    if (!pb.holes) continue;
+    for (size_t i = 0; i < panels.size(); ++i) {
+      const Panel p = panels[i];
+      if (p.face != best || sigma <= p.a || sigma >= p.b) continue;
+      const long sig = pb.evaluate(pb.faces[best], sigma).sig();
+      if (sig == p.sig || sig == 0) break;
+      std::vector<Panel> parts;
+      const std::vector<double> xs{p.a + 1e-9 * (p.b - p.a), sigma, p.b - 1e-9 * (p.b - p.a)};
+      if (cut_panels(pb, best, p.a, p.b, xs, faces[best].tol, false, parts, &seeds)) {
+        panels[i] = parts[0];
+        panels.insert(panels.end(), parts.begin() + 1, parts.end());
+      }
+      break;
+    }
   }
 }
 
@@ -994,13 +1182,16 @@ void integrate(Problem& pb, Panel& p) {
   const int n = p.intervals;
   const lens::Mapped fine(lens::cc_rule(n), p.a, p.b), coarse(lens::cc_rule(n / 2), p.a, p.b);
   Moments i_fine{}, i_coarse{};
+  long sig = p.sig;
+  p.mixed = false;
   for (int k = 1; k < n; ++k) {
     Moments v;
     if (n == 16) {
-      v = p.at[k] = pb.ruling_moments(f, fine.x[k]);
+      v = p.at[k] = pb.ruling_moments(f, fine.x[k], &sig);
     } else {  // 32: the 16-interval rule's nodes are its even ones
-      v = k % 2 == 0 ? p.at[k / 2] : pb.ruling_moments(f, fine.x[k]);
+      v = k % 2 == 0 ? p.at[k / 2] : pb.ruling_moments(f, fine.x[k], &sig);
     }
+    p.mixed = p.mixed || sig != p.sig;
     for (int c = 0; c < 10; ++c) {
       i_fine[c] += fine.w[k] * v[c];
       if (k % 2 == 0) i_coarse[c] += coarse.w[k / 2] * v[c];
@@ -1010,6 +1201,29 @@ void integrate(Problem& pb, Panel& p) {
   for (int c = 0; c < 10; ++c) p.error[c] = std::abs(i_fine[c] - i_coarse[c]);
 }
 
+// A panel integrated; where a node of its rule found another state than the panel's (a switch the state samples
+// missed: with a hole, a piece that lives over a narrow range of rulings, where a ruling runs nearly along the hole's
+// wall), it is split at the switches between its nodes and each part integrated so again. Without this, an estimate
+// from nodes on either side of such a switch could pass a piece 2–5 % off (a cylinder tilted in a square slot).
+void integrate_settled(Problem& pb, std::vector<Panel>& panels, size_t i, int depth = 0) {
+  integrate(pb, panels[i]);
+  if (!pb.holes || !panels[i].mixed || panels[i].turn_nodes > 0 || depth > 8 || pb.failed) return;
+  const Panel p = panels[i];
+  const Face& f = pb.faces[p.face];
+  const lens::Mapped fine(lens::cc_rule(p.intervals), p.a, p.b);
+  std::vector<double> xs{p.a + 1e-9 * (p.b - p.a)};
+  for (int k = 1; k < p.intervals; ++k) xs.push_back(fine.x[k]);
+  xs.push_back(p.b - 1e-9 * (p.b - p.a));
+  std::vector<Panel> parts;
+  if (!cut_panels(pb, p.face, p.a, p.b, xs, 1e-11 * (f.d1 - f.d0), false, parts, nullptr) || pb.failed) return;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const size_t at = k == 0 ? i : panels.size();
+    if (k == 0) panels[i] = parts[0];
+    else panels.push_back(parts[k]);
+    integrate_settled(pb, panels, at, depth + 1);
+  }
+}
+
 // Proves a and b disjoint by a separating plane: h_a(d) + h_b(−d) < 0 for some d, h of a cell the least of its
 // primitives' supports (a bound for their intersection). d is searched about −z (the normal estimate points from b
 // toward a), then about +z, by alternating Brent searches on two tilts. Where no face found the lens, this tells an overlap the
@@ -1017,7 +1231,8 @@ void integrate(Problem& pb, Panel& p) {
 bool separated(const std::vector<lines::Placed>& placed, size_t a_end) {
   auto cell_support = [&](size_t begin, size_t end, const Vec3& d) {
     double h = kInf;
-    for (size_t k = begin; k < end; ++k) h = std::min(h, lines::support(placed[k], d));
+    for (size_t k = begin; k < end; ++k)
+      if (!placed[k].complement) h = std::min(h, lines::support(placed[k], d));
     return h;
   };
   for (double side : {-1.0, 1.0}) {  // about −z first, then +z (an estimate that points the wrong way)
@@ -1043,18 +1258,21 @@ bool separated(const std::vector<lines::Placed>& placed, size_t a_end) {
   return false;
 }
 
-bool ruled_cell(const CellPrimitives& cell) {
-  if (cell.empty()) return false;
+// The number of holes (complemented primitives) of a cell whose primitives are all boxes, cylinders, cones or
+// frustums, half-spaces, slabs or infinite cylinders, at least one not complemented; −1 for any other cell.
+int ruled_holes(const CellPrimitives& cell) {
+  int holes = 0;
   for (const CellPrimitive& cp : cell) {
-    if (cp.complement) return false;
+    holes += cp.complement;
     switch (cp.primitive.kind) {
       case PrimitiveKind::Box: case PrimitiveKind::Cylinder: case PrimitiveKind::Cone:
       case PrimitiveKind::InfiniteCylinder: case PrimitiveKind::HalfSpace: case PrimitiveKind::Slab: break;
-      default: return false;
+      default: return -1;
     }
   }
-  return true;
+  return holes < static_cast<int>(cell.size()) ? holes : -1;
 }
+bool ruled_cell(const CellPrimitives& cell) { return ruled_holes(cell) == 0; }
 
 // One ball or ellipsoid, not complemented, cut by nothing but the kinds ruled_cell takes (a capsule's cap: a ball and
 // a half-space).
@@ -1084,6 +1302,30 @@ struct Cure {
   std::optional<Vec3> split;
   bool wraps = false;  // the lens reached more than half around the tube: the ring field may serve it
 };
+
+// A hole's plane at or beyond its cell's own parallel plane (a hole drilled through a plate, given as a cylinder as
+// long as the plate is thick) bounds nothing inside the cell: dropped, so that it does not lie on the cell's face (the
+// coincident planes, which the rulings cannot take). A hole slab left with no plane is dropped whole.
+void drop_flush_hole_planes(Problem& pb) {
+  const double eps = 1e-9 * pb.size;
+  for (Constraint& h : pb.cons) {
+    if (!h.hole || h.kind != Constraint::Slab) continue;
+    for (const Constraint& c : pb.cons) {
+      if (c.hole || c.cell != h.cell || c.kind != Constraint::Slab) continue;
+      const double dot = c.a.dot(h.a);
+      if (std::abs(dot) < 1 - 1e-12) continue;
+      const double off = h.a.dot(c.p - h.p), e1 = off + dot * c.lo, e2 = off + dot * c.hi;
+      const double bottom = std::min(e1, e2), top = std::max(e1, e2);
+      if (h.hi >= top - eps) h.hi = kInf;
+      if (h.lo <= bottom + eps) h.lo = -kInf;
+    }
+  }
+  pb.cons.erase(std::remove_if(pb.cons.begin(), pb.cons.end(),
+                               [](const Constraint& c) {
+                                 return c.hole && c.kind == Constraint::Slab && c.lo == -kInf && c.hi == kInf;
+                               }),
+                pb.cons.end());
+}
 
 // The moments; in the tube mode `cuts` are half-spaces through the torus's axis added to a's constraints (faces only
 // for the ring field: the tube field lies in the meridian planes, so they carry none of its flux).
@@ -1117,7 +1359,8 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       pb.ball_inverse = axes.cwiseInverse().asDiagonal() * p.A;
       continue;
     }
-    if (!add_constraints(placed[k], pb.cons)) return std::nullopt;
+    if (!add_constraints(placed[k], k < a_end ? 0 : 1, pb.cons)) return std::nullopt;
+    pb.holes = pb.holes || placed[k].complement;
   }
   const int first_cut = static_cast<int>(pb.cons.size());
   pb.cons.insert(pb.cons.end(), cuts.begin(), cuts.end());
@@ -1128,6 +1371,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   if (!pb.box_lo.allFinite() || !pb.box_hi.allFinite()) return std::nullopt;  // unbounded
   if ((pb.box_lo.array() >= pb.box_hi.array()).any()) return RawMoments{};
   pb.size = (pb.box_hi - pb.box_lo).norm();
+  if (pb.holes) drop_flush_hole_planes(pb);
   // Coincident planes (a flat end on a flat end) leave the rulings on one lying in the other: the lens takes those.
   for (size_t i = 0; i < pb.cons.size(); ++i)
     for (size_t j = i + 1; j < pb.cons.size(); ++j) {
@@ -1146,16 +1390,17 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   for (int i = 0; i < static_cast<int>(pb.cons.size()); ++i) {
     const Constraint& q = pb.cons[i];
     std::vector<Face> fs;
+    const double outward = q.hole ? -1.0 : 1.0;  // a hole's faces bound the cell from the hole's inside
     if (q.kind == Constraint::Quadric) {
       Face f;
-      f.constraint = i, f.side = true;
+      f.constraint = i, f.side = true, f.sign = outward;
       fs.push_back(f);
     } else {
       for (double sign : {1.0, -1.0}) {
         const double level = sign > 0 ? q.hi : q.lo;
         if (!std::isfinite(level)) continue;
         Face f;
-        f.constraint = i, f.sign = sign, f.level = level;
+        f.constraint = i, f.sign = outward * sign, f.level = level;
         fs.push_back(f);
       }
     }
@@ -1235,7 +1480,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     if (tube_wrap && cure) cure->wraps = true;
     return tube_wrap || (pb.ring_field && pb.phi_max - pb.phi_min > kPi);
   };
-  for (Panel& p : panels) integrate(pb, p);
+  for (size_t i = 0, n = panels.size(); i < n; ++i) integrate_settled(pb, panels, i);
   if (wrapped()) {  // the panels' first rules show it already: no refinement for a piece about to be declined
     lines += pb.lines;
     return std::nullopt;
@@ -1278,18 +1523,19 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     }
     // A smooth piece converges geometrically in the rule's order: 32 intervals first (15 new rulings, where halving
     // takes 30), then halving.
+    const size_t w = worst - panels.begin();
     if (worst->intervals == 16) {
       worst->intervals = 32;
-      integrate(pb, *worst);
+      integrate_settled(pb, panels, w);
       continue;
     }
     Panel right = *worst;
     const double mid = 0.5 * (worst->a + worst->b);
     worst->b = mid, right.a = mid;
     worst->intervals = right.intervals = 16;
-    integrate(pb, *worst);
-    integrate(pb, right);
     panels.push_back(right);
+    integrate_settled(pb, panels, w);
+    integrate_settled(pb, panels, panels.size() - 1);
   }
   lines += pb.lines;
   if (wrapped()) return std::nullopt;  // refinement can still widen the range
@@ -1342,7 +1588,10 @@ std::optional<RawMoments> split_moments(const CellPrimitives& a, const Pose& pos
 
 }  // namespace
 
-bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) { return ruled_cell(a) && ruled_cell(b); }
+bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) {
+  const int ha = ruled_holes(a), hb = ruled_holes(b);
+  return ha >= 0 && hb >= 0 && ha + hb <= 1;
+}
 
 bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b) {
   return (ruled_cell(a) && lone_ring_torus(b)) || (lone_ring_torus(a) && ruled_cell(b));
