@@ -671,8 +671,15 @@ void add_face(Problem& pb, Face f) {
       if (c.kind == Constraint::Quadric && c.k == 0 && c.a.cross(f.u).squaredNorm() < 1e-10)
         f.u = (q.e1 + q.e2) / std::sqrt(2.0), f.v = (q.e2 - q.e1) / std::sqrt(2.0);
     range(f.v, f.d0, f.d1);
+    std::vector<double> splits;  // where a hole's plane along the rulings starts or stops taking them out whole
     for (const Constraint& c : pb.cons) {
-      if (c.hole && !q.hole) continue;  // a hole takes rulings' pieces out; it bounds only its own faces
+      if (c.hole && !q.hole) {  // a hole takes rulings' pieces out; it bounds only its own faces
+        const double slope = c.a.dot(f.v), at0 = c.a.dot(q.p + f.level * q.a - c.p);
+        if (c.kind == Constraint::Slab && std::abs(c.a.dot(f.u)) < 1e-15 && std::abs(slope) >= 1e-12)
+          for (const double level : {c.lo, c.hi})
+            if (std::isfinite(level)) splits.push_back((level - at0) / slope);
+        continue;
+      }
       if (c.kind == Constraint::Quadric && c.a.cross(q.a).squaredNorm() < 1e-24) {
         // A cylinder or cone along the plane's normal cuts it in a disc (a cap): σ within its radius.
         const Vec3 at_level = q.p + f.level * q.a;
@@ -692,6 +699,11 @@ void add_face(Problem& pb, Face f) {
       if (s1 > s2) std::swap(s1, s2);
       f.d0 = std::max(f.d0, s1), f.d1 = std::min(f.d1, s2);
     }
+    std::sort(splits.begin(), splits.end());
+    const double end = f.d1;
+    for (const double x : splits)
+      if (x > f.d0 && x < end) f.d1 = x, pb.faces.push_back(f), f.d0 = x;
+    f.d1 = end;
     if (f.d0 < f.d1) pb.faces.push_back(f);
     return;
   }
@@ -1437,7 +1449,9 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   RawMoments out;
   if (panels.empty()) {  // no overlap, proved; or one that 16 samples per face missed: the lens looks for it
     lines += pb.lines;
-    if (separated(placed, a_end)) return out;
+    // With a hole there is often no plane between the cells (a peg clear in its hole) and no lens to look further:
+    // what every face's samples and the searches beside their maxima find is the answer (docs/geometry.md, "Holes").
+    if (pb.holes || separated(placed, a_end)) return out;
     return std::nullopt;
   }
   // ref (the middle of the longest chord found) now lies in the lens: every face's share is of the order of V.
