@@ -329,11 +329,12 @@ struct Problem {
       if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = curved_arg();
       if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = curved_arg();
     }
-    if (!frozen && e.length() > best_length && std::isfinite(e.length())) {
-      best_length = e.length();
-      ref = r.o + 0.5 * (e.lo + e.hi) * r.w;
-    }
+    keep_longest(e.length(), r.o + 0.5 * (e.lo + e.hi) * r.w);
     return e;
+  }
+  // ref: the middle of the longest chord (or piece) met before the integration begins, a point of the lens.
+  void keep_longest(double length, const Vec3& middle) {
+    if (!frozen && length > best_length && std::isfinite(length)) best_length = length, ref = middle;
   }
   // With a hole: the chord over the cell's constraints (on a hole's own face, over the hole's other constraints too:
   // the face is where the hole meets the cell), less the hole's chord, the intersection of its constraints' chords.
@@ -373,13 +374,10 @@ struct Problem {
         const double inside = std::max(g.lo - e.lo, e.hi - g.hi);
         e.cut_length = std::isfinite(inside) ? inside : -(e.hi - e.lo);
       }
-      if (!frozen && longest > best_length && std::isfinite(longest)) best_length = longest, ref = r.o + mid * r.w;
+      keep_longest(longest, r.o + mid * r.w);
       return e;
     }
-    if (!frozen && e.length() > best_length && std::isfinite(e.length())) {
-      best_length = e.length();
-      ref = r.o + 0.5 * (e.lo + e.hi) * r.w;
-    }
+    keep_longest(e.length(), r.o + 0.5 * (e.lo + e.hi) * r.w);
     return e;
   }
 
@@ -741,8 +739,9 @@ void add_face(Problem& pb, Face f) {
         const Vec3 d = q.p - o.p, P = d - o.a.dot(d) * o.a;
         const double Pn = P.norm();
         if (!(Pn > 0)) {  // coaxial: every ruling in, or none
-          if ((q.c > o.c) != takes_out) continue;
-          if (!takes_out || hole_constraints == 1) return;
+          const bool inside = q.c <= o.c;
+          if (!takes_out && !inside) return;
+          if (takes_out && inside && hole_constraints == 1) return;
           continue;
         }
         const double K = (o.c * o.c - Pn * Pn - q.c * q.c) / (2 * q.c * Pn);

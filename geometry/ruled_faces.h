@@ -1,6 +1,6 @@
-// Two convex cells bounded only by planes, cylinders and cones (crossed cylinders, a cylinder on a cone, a frustum in
-// a box-and-cylinder cell), by the surface form of the moments: no closed form serves these pairs, and the convex
-// lens pays for the kink curves that cross their footprint with a two-dimensional search.
+// Two cells bounded only by planes, cylinders and cones (crossed cylinders, a cylinder on a cone, a frustum in a
+// box-and-cylinder cell, a peg in a plate with a hole), by the surface form of the moments: no closed form serves these
+// pairs, and the convex lens pays for the kink curves that cross their footprint with a two-dimensional search.
 //
 // By the divergence theorem with the field (z − z₀) e_z (e_z the contact normal, z₀ a point of the lens):
 //   ∫ dV = ∮ (z − z₀) n_z dA,  ∫ x dV = ∮ x (z − z₀) n_z dA,  ∫ z dV = ∮ (z − z₀)²/2 n_z dA, ...
@@ -31,6 +31,15 @@
 // searched between its samples. A ruling through the tube twice, or a lens wrapping more than half around the tube
 // (where the field is cut), is declined.
 //
+// Holes: one of the two cells may have one hole, a complemented box, cylinder, cone or infinite cylinder (a drilled
+// hole, a blind hole, a slot, a countersink; docs/geometry.md, "Holes"). The lens is then not convex: a ruling's chord
+// is its chord over the cell's constraints less the hole's chord, up to two pieces, and its state names every
+// piece's ends. The hole's faces bound the cell from inside the hole (their normals turned), a hole's plane flush with
+// its cell's own is dropped (it bounds nothing), and a face is split where a hole's plane or cylinder along its rulings
+// starts taking them out whole. The lens need not be connected, so every face is searched between its samples, and
+// where no face finds it the answer is no overlap. A panel is split again where a node of its rule, or a seed from
+// another face, finds a state its samples missed.
+//
 // The ball mode: the same cell against a ball, alone or cut by planes (a capsule's cap). The field is the tube mode's
 // with the centre circle shrunk to the ball's centre: tangent to every sphere about it (sin θ F_θ = ∫ s sin θ g dθ in
 // polar coordinates about the centre, the pole toward the lens), so the ball's surface carries no flux either. A ball
@@ -43,7 +52,7 @@
 namespace vcsim::geo {
 
 // True when every primitive of both cells is a box, cylinder, cone or frustum, half-space, slab or infinite
-// cylinder, none complemented.
+// cylinder, and at most one of them is complemented (a hole), in a cell with at least one that is not.
 bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b);
 
 // True when one cell is a lone ring torus and the other's primitives are all of the kinds above: the tube mode.

@@ -142,6 +142,22 @@ TEST_CASE("ruled faces: near-parallel cylinders join the parallel closed form co
   }
 }
 
+TEST_CASE("ruled faces: coaxial cylinders end to end, their overlap a disc swept over its length, in any field",
+          "[geometry][ruled_faces]") {
+  // A thin cylinder's side lies wholly inside a coaxial wider one: its rulings are all in (a side wholly outside is
+  // dropped). V = π r² h exactly; fields along random directions, where the sides carry flux.
+  const double r = 0.01, R = 0.02, h = 1e-3;
+  const Primitive A = rod(PrimitiveKind::Cylinder, r, 0.06), B = rod(PrimitiveKind::Cylinder, R, 0.04);
+  const Pose pa{Vec3::Zero(), Quat::Identity()}, pb{Vec3(0, 0, 0.05 - h), Quat::Identity()};
+  std::mt19937 rng(3);
+  for (int k = 0; k < 4; ++k) {
+    const auto q = ruled({A}, pa, {B}, pb, Vec3(0, 0, 0.03 - h / 2), random_rotation(rng) * Vec3::UnitZ(), 1e-6);
+    REQUIRE(q);
+    INFO("field " << k);
+    CHECK(rel(q->V, M_PI * r * r * h) < 1e-9);  // the sides' flux is a polynomial along each ruling: exact
+  }
+}
+
 TEST_CASE("ruled faces: cylinders, cones and cut cylinders at random attitudes against the column engine",
           "[geometry][ruled_faces]") {
   // b at a random attitude lowered onto a (also turned at random) until V reaches a random 1e-9 … 1e-7 m³ (shallow
