@@ -160,34 +160,45 @@ struct Piece {
 };
 
 // One ruling's state: the chord's ends over every constraint but the face's own, which constraints set them. Where a
-// hole's chord overlaps it (`cut`), what is left: up to two pieces, and a signed length, continuous across the states:
-// the pieces' total, or, where the hole takes it all, minus how far the chord stays inside the hole at its nearer end.
+// hole's chord [glo, ghi] overlaps it (`cut`), what is left: up to two pieces, and a signed length, continuous across
+// the states: the pieces' total, or, where the hole takes it all, minus how far the chord stays inside the hole at its
+// nearer end. (The hole's fields are set only where a hole is met: the plain state stays as small as it was.)
 struct Eval {
   double lo = -kInf, hi = kInf;
   int arg_lo = -1, arg_hi = -1;
   bool cut = false;
-  double glo = kInf, ghi = -kInf;  // the hole's chord (where a hole is met)
-  int pieces = 0;
-  Piece piece[2];
-  double cut_length = 0;
-  double length() const { return cut ? cut_length : hi - lo; }
+  double glo, ghi;   // the hole's chord, where a hole is met
+  int g_lo, g_hi;    // the constraints that set its ends
+  bool lower() const { return glo > lo; }  // a piece below the hole's chord
+  bool upper() const { return ghi < hi; }  // a piece above it
+  int count() const { return cut ? lower() + upper() : 1; }
+  Piece at(int k) const {
+    if (!cut) return Piece{lo, hi, 2 * arg_lo, 2 * arg_hi + 1};
+    if (k == 0 && lower()) return Piece{lo, glo, 2 * arg_lo, 2 * g_lo};
+    return Piece{ghi, hi, 2 * g_hi + 1, 2 * arg_hi + 1};
+  }
+  double length() const {
+    if (!cut) return hi - lo;
+    if (lower() || upper()) return (lower() ? glo - lo : 0.0) + (upper() ? hi - ghi : 0.0);
+    const double inside = std::max(glo - lo, hi - ghi);
+    return std::isfinite(inside) ? inside : -(hi - lo);
+  }
   long sig() const {
     if (!(length() > 0)) return 0;
     if (!cut) return 1 + (arg_lo + 1) + 64L * (arg_hi + 1);
     long s = 1L << 40, scale = 1;  // apart from the uncut states; 129 > every end + 1 (64 constraints)
-    for (int k = 0; k < pieces; ++k) {
-      s += scale * (piece[k].end_lo + 1), scale *= 129;
-      s += scale * (piece[k].end_hi + 1), scale *= 129;
+    for (int k = 0; k < count(); ++k) {
+      const Piece p = at(k);
+      s += scale * (p.end_lo + 1), scale *= 129;
+      s += scale * (p.end_hi + 1), scale *= 129;
     }
     return s;
   }
   // One quadric sets both ends of what is left: its length goes like a square root where it vanishes.
   bool tangency() const {
     if (!cut) return arg_lo == arg_hi;
-    return pieces == 1 && piece[0].end_lo / 2 == piece[0].end_hi / 2;
+    return count() == 1 && at(0).end_lo / 2 == at(0).end_hi / 2;
   }
-  int count() const { return cut ? pieces : 1; }
-  Piece at(int k) const { return cut ? piece[k] : Piece{lo, hi, 2 * arg_lo, 2 * arg_hi + 1}; }
 };
 
 using Moments = std::array<double, 10>;  // ∫1, x, y, z, xx, xy, xz, yy, yz, zz about ref
@@ -329,16 +340,16 @@ struct Problem {
       if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = curved_arg();
       if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = curved_arg();
     }
-    keep_longest(e.length(), r.o + 0.5 * (e.lo + e.hi) * r.w);
+    keep_longest(e.length(), r, 0.5 * (e.lo + e.hi));
     return e;
   }
   // ref: the middle of the longest chord (or piece) met before the integration begins, a point of the lens.
-  void keep_longest(double length, const Vec3& middle) {
-    if (!frozen && length > best_length && std::isfinite(length)) best_length = length, ref = middle;
+  void keep_longest(double length, const Ruling& r, double middle) {
+    if (!frozen && length > best_length && std::isfinite(length)) best_length = length, ref = r.o + middle * r.w;
   }
   // With a hole: the chord over the cell's constraints (on a hole's own face, over the hole's other constraints too:
   // the face is where the hole meets the cell), less the hole's chord, the intersection of its constraints' chords.
-  Eval evaluate_cut(const Face& f, const Ruling& r, Chord* ends) {
+  [[gnu::noinline]] Eval evaluate_cut(const Face& f, const Ruling& r, Chord* ends) {
     Eval e;
     const bool on_hole = cons[f.constraint].hole;
     Chord g;
@@ -357,27 +368,16 @@ struct Problem {
       if (c.lo > e.lo) e.lo = c.lo, e.arg_lo = i;
       if (c.hi < e.hi) e.hi = c.hi, e.arg_hi = i;
     }
-    if (hole_met) e.glo = g.lo, e.ghi = g.hi;
+    e.glo = g.lo, e.ghi = g.hi, e.g_lo = g_lo, e.g_hi = g_hi;
     if (hole_met && e.lo < e.hi && g.lo < g.hi && g.lo < e.hi && g.hi > e.lo) {
       e.cut = true;
-      double total = 0, longest = 0, mid = 0;
-      auto keep = [&](const Piece& p) {
-        e.piece[e.pieces++] = p;
-        total += p.hi - p.lo;
-        if (p.hi - p.lo > longest) longest = p.hi - p.lo, mid = 0.5 * (p.lo + p.hi);
-      };
-      if (g.lo > e.lo) keep({e.lo, g.lo, 2 * e.arg_lo, 2 * g_lo});
-      if (g.hi < e.hi) keep({g.hi, e.hi, 2 * g_hi + 1, 2 * e.arg_hi + 1});
-      if (e.pieces > 0) {
-        e.cut_length = total;
-      } else {
-        const double inside = std::max(g.lo - e.lo, e.hi - g.hi);
-        e.cut_length = std::isfinite(inside) ? inside : -(e.hi - e.lo);
+      for (int k = 0; k < e.count(); ++k) {
+        const Piece p = e.at(k);
+        keep_longest(p.hi - p.lo, r, 0.5 * (p.lo + p.hi));
       }
-      keep_longest(longest, r.o + mid * r.w);
       return e;
     }
-    keep_longest(e.length(), r.o + 0.5 * (e.lo + e.hi) * r.w);
+    keep_longest(e.length(), r, 0.5 * (e.lo + e.hi));
     return e;
   }
 
@@ -395,6 +395,10 @@ struct Problem {
     }
     if (tube) return ring_field ? ring_moments(r, e.lo, e.hi) : tube_moments(r, e.lo, e.hi);
     if (ball) return ball_moments(r, e.lo, e.hi);
+    if (!e.cut) {
+      add_chord_moments(r, e.lo, e.hi, m);
+      return m;
+    }
     for (int k = 0; k < e.count(); ++k) add_chord_moments(r, e.at(k).lo, e.at(k).hi, m);
     return m;
   }
@@ -1194,13 +1198,14 @@ void integrate(Problem& pb, Panel& p) {
   const lens::Mapped fine(lens::cc_rule(n), p.a, p.b), coarse(lens::cc_rule(n / 2), p.a, p.b);
   Moments i_fine{}, i_coarse{};
   long sig = p.sig;
+  long* const node_sig = pb.holes ? &sig : nullptr;  // integrate_settled reads p.mixed with a hole only
   p.mixed = false;
   for (int k = 1; k < n; ++k) {
     Moments v;
     if (n == 16) {
-      v = p.at[k] = pb.ruling_moments(f, fine.x[k], &sig);
+      v = p.at[k] = pb.ruling_moments(f, fine.x[k], node_sig);
     } else {  // 32: the 16-interval rule's nodes are its even ones
-      v = k % 2 == 0 ? p.at[k / 2] : pb.ruling_moments(f, fine.x[k], &sig);
+      v = k % 2 == 0 ? p.at[k / 2] : pb.ruling_moments(f, fine.x[k], node_sig);
     }
     p.mixed = p.mixed || sig != p.sig;
     for (int c = 0; c < 10; ++c) {
