@@ -29,21 +29,8 @@ using namespace geometry_support;
 
 namespace {
 
-CsgNode leaf(const Primitive& p) {
-  CsgNode n;
-  n.primitive = p;
-  n.where.key_path = "bench";
-  return n;
-}
 Cell plate_with(const Primitive& hole) {
-  CsgNode root, h;
-  root.op = CsgNode::Op::Intersection;
-  root.where.key_path = "plate";
-  h.op = CsgNode::Op::Complement;
-  h.where.key_path = "plate.hole";
-  h.children.push_back(leaf(hole));
-  root.children = {leaf(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()})), h};
-  return make_body_geometry(root, "").cells.at(0);
+  return cell_with_hole(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}), hole);
 }
 
 }  // namespace

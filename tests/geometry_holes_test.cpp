@@ -27,22 +27,9 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kHole = 0.0105, kPeg = 0.01;  // radii (m): 0.5 mm of clearance
 
-CsgNode leaf(const Primitive& p) {
-  CsgNode n;
-  n.primitive = p;
-  n.where.key_path = "test.child";
-  return n;
-}
 // A 0.1 x 0.1 m plate, z in [−0.03, 0], less `hole`.
 Cell plate_with(const Primitive& hole) {
-  CsgNode root, h;
-  root.op = CsgNode::Op::Intersection;
-  root.where.key_path = "plate";
-  h.op = CsgNode::Op::Complement;
-  h.where.key_path = "plate.hole";
-  h.children.push_back(leaf(hole));
-  root.children = {leaf(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()})), h};
-  return make_body_geometry(root, "").cells.at(0);
+  return cell_with_hole(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}), hole);
 }
 Primitive through_hole() {
   Primitive p = primitive(PrimitiveKind::InfiniteCylinder);

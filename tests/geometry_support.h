@@ -66,6 +66,17 @@ inline Primitive halfspace(const Pose& pose = {}) {
   p.pose = pose;
   return p;
 }
+// One cell: `solid` less `hole` (the intersection with the hole's complement): a plate with a drilled hole, a slot.
+inline Cell cell_with_hole(const Primitive& solid, const Primitive& hole) {
+  CsgNode root, s, h, inner;
+  root.op = CsgNode::Op::Intersection;
+  h.op = CsgNode::Op::Complement;
+  s.primitive = solid, inner.primitive = hole;
+  for (CsgNode* c : {&root, &s, &h, &inner}) c->where.key_path = "test.hole";
+  h.children.push_back(inner);
+  root.children = {s, h};
+  return make_body_geometry(root, "").cells.at(0);
+}
 // The grooved block of scenarios/ball_in_cylinder.yaml as one concave cell: a 2.4 x 8 x 1 m box (centre z = 0.3)
 // ∩ the complement of a 1 m radius infinite cylinder along Y (axis at z = 1), so the groove bottom is at z = 0.
 inline Cell groove_cell() {
