@@ -49,7 +49,12 @@ Vec3 volumetric_normal(const geo::Interference& q, const BodyKinematics& bi, con
   if (n_geo.squaredNorm() == 0) n_geo = mem.n_prev;
   if (n_geo.squaredNorm() == 0) n_geo = bi.pose.position - bj.pose.position;  // last resort: centre line
   if (n_geo.squaredNorm() == 0) n_geo = Vec3::UnitZ();
-  const NormalSelection sel = select_normal(q.inertia, normal_seed(n_geo, mem.n_prev, r_n));
+  // A.31's weight on the previous normal steadies a point estimate of the normal. The area vector (where the geometry
+  // gives it) is the patch's own direction, continuous in the poses, and it seeds alone: the previous normal held a
+  // peg's normal on the hole's floor after its contact had moved onto the wall, and the peg climbed out of the wall
+  // (docs/contact-models.md, "Contact normal").
+  const Vec3 seed = q.area.squaredNorm() > 0 ? n_geo : normal_seed(n_geo, mem.n_prev, r_n);
+  const NormalSelection sel = select_normal(q.inertia, seed);
   if (lambda) *lambda = sel.lambda;
   return sel.normal;
 }

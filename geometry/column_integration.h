@@ -45,12 +45,16 @@ struct RawMoments {
   Mat3 m2 = Mat3::Zero();
   double h0 = 0;
   Vec3 h1 = Vec3::Zero();
+  // The first cell's area vector ∫ n dA over its boundary inside the second (m², the moments' axes): V's gradient
+  // under the first cell's translation, pointing from it into the other. Only the ruled faces give it; zero elsewhere.
+  Vec3 area = Vec3::Zero();
   RawMoments& operator+=(const RawMoments& o) {
     m0 += o.m0;
     m1 += o.m1;
     m2 += o.m2;
     h0 += o.h0;
     h1 += o.h1;
+    area += o.area;
     return *this;
   }
 };

@@ -214,6 +214,14 @@ Vec3 normal_guess(const CellPrimitives& A, const Pose& pose_i, const CellPrimiti
   return n.normalized();
 }
 
+// The normal estimate: minus cell i's area vector where the path gives it (world axes), else the guess n. The area
+// vector is the patch's own direction (a peg's end in a hole's floor: the floor's normal, where the gradients at the
+// overlap box's middle gave the hole's wall, and the contact normal came out along the floor).
+void set_normal_estimate(Interference& out, const Vec3& n, const Vec3& area) {
+  out.area = area;
+  out.normal_estimate = area.norm() > 0 ? Vec3(-area.normalized()) : n;
+}
+
 // The interference from raw moments in `frame` (z along the normal estimate n).
 Interference framed_interference(const RawMoments& m, const Pose& frame, const Vec3& n, long columns) {
   Interference out;
@@ -227,7 +235,7 @@ Interference framed_interference(const RawMoments& m, const Pose& frame, const V
   out.volume = m.m0;
   out.centroid = frame.apply(centroid);
   out.inertia = R * J * R.transpose();
-  out.normal_estimate = n;
+  set_normal_estimate(out, n, R * m.area);
   out.hypervolume = out.volume;
   out.hyper_centroid = out.centroid;
   return out;
@@ -383,6 +391,7 @@ std::optional<Interference> capsule_pieces_summed(const CellPrimitives& A, const
   const Pose frame{0.5 * (lo + hi), axis_rotation(n)};
   const Mat3 R = frame.rotation.toRotationMatrix();
   RawMoments sum;
+  bool area_known = true;
   for (const CellPrimitives& a : reach_a)
     for (const CellPrimitives& b : reach_b) {
       if (two_capsules && hulls_apart(a, pose_i, b, pose_j)) continue;
@@ -393,10 +402,12 @@ std::optional<Interference> capsule_pieces_summed(const CellPrimitives& A, const
                                                         hi - frame.position, options.tolerance)) {
         m = RawMoments{};  // about frame's origin in world axes: turned into the frame's
         m->m0 = world->m0, m->m1 = R.transpose() * world->m1, m->m2 = R.transpose() * world->m2 * R;
+        area_known = area_known && !(m->m0 > 0);  // a closed form gives no area vector
       }
       if (!m) return std::nullopt;
       sum += *m;
     }
+  if (!area_known) sum.area = Vec3::Zero();  // a part of it is no estimate
   return framed_interference(sum, frame, n, columns);
 }
 
@@ -472,6 +483,7 @@ Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellP
   const double h = 1e-6 * (hi - lo).maxCoeff();
   const Vec3 n = cell_gradient(B, pose_j, out.centroid, h) - cell_gradient(A, pose_i, out.centroid, h);
   if (n.norm() > 0) out.normal_estimate = n.normalized();
+  if (m->area.norm() > 0) set_normal_estimate(out, out.normal_estimate, m->area);  // the tube mode's, world axes
   return out;
 }
 

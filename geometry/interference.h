@@ -85,6 +85,10 @@ struct Interference {
   Vec3 centroid = Vec3::Zero();        // world frame
   Mat3 inertia = Mat3::Zero();         // m^5, unit density, about the centroid, world axes
   Vec3 normal_estimate = Vec3::Zero(); // unit, geometric guess pointing from body j toward body i
+  // Cell i's area vector ∫ n dA over its boundary inside cell j (m², world; n its outward normal): the gradient of V
+  // under i's translation. Where a path gives it (the ruled faces' pairs, with or without a hole, and their tube and
+  // ball modes), normal_estimate is minus its direction; zero on the other paths.
+  Vec3 area = Vec3::Zero();
   // Unit normal of a half-space side, from j toward i (zero if neither cell is a half-space): the contact normal
   // against a flat support (geometry/support_plane.h).
   Vec3 plane_normal = Vec3::Zero();

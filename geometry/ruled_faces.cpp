@@ -144,8 +144,12 @@ struct Face {
   Vec3 u = Vec3::UnitX(), v = Vec3::UnitY();  // a plane's rulings run along u, offset along v (u × v = a)
   double d0 = 0, d1 = 0;                      // the family's domain in σ
   // A plane the curved modes' field lies in (through the torus's axis, or through the ball's centre along its pole),
-  // whose flux is zero: its rulings' integrands are rounding noise, which no error estimate would accept.
+  // whose flux is zero: its rulings' integrands are rounding noise, which no error estimate would accept. So is a
+  // plane parallel to the field along z, or a cylinder along it: either way only its area vector is integrated.
   bool no_flux = false;
+  // This face's share of cell a's area vector ∫ n dA over its boundary inside b: ±½ where both cells' faces are
+  // integrated (a's faces give it, b's give minus it), 1 and 0 in the curved modes (the torus or the ball has none).
+  double area_weight = 0;
 };
 
 struct Ruling {
@@ -203,7 +207,10 @@ struct Eval {
   }
 };
 
-using Moments = std::array<double, 10>;  // ∫1, x, y, z, xx, xy, xz, yy, yz, zz about ref
+// ∫1, x, y, z, xx, xy, xz, yy, yz, zz about ref (the first kMoments, which the tolerance is met on); then cell a's
+// area vector ∫ n dA over its faces inside b (the query's normal estimate; its error is not controlled).
+constexpr int kMoments = 10, kArea = 10;
+using Moments = std::array<double, 13>;
 
 struct Panel {
   int face = 0;
@@ -395,13 +402,17 @@ struct Problem {
       failed = true;
       return m;
     }
-    if (tube) return ring_field ? ring_moments(r, e.lo, e.hi) : tube_moments(r, e.lo, e.hi);
-    if (ball) return ball_moments(r, e.lo, e.hi);
-    if (!e.cut) {
-      add_chord_moments(r, e.lo, e.hi, m);
-      return m;
+    if (!f.no_flux) {
+      if (tube) m = ring_field ? ring_moments(r, e.lo, e.hi) : tube_moments(r, e.lo, e.hi);
+      else if (ball) m = ball_moments(r, e.lo, e.hi);
+      else for (int k = 0; k < e.count(); ++k) add_chord_moments(r, e.at(k).lo, e.at(k).hi, m);
     }
-    for (int k = 0; k < e.count(); ++k) add_chord_moments(r, e.at(k).lo, e.at(k).hi, m);
+    if (f.area_weight != 0)
+      for (int k = 0; k < e.count(); ++k) {  // ∫ (n0 + n1 t) dt over each piece
+        const double lo = e.at(k).lo, hi = e.at(k).hi;
+        const Vec3 area = f.area_weight * ((hi - lo) * r.n0 + 0.5 * (hi * hi - lo * lo) * r.n1);
+        for (int c = 0; c < 3; ++c) m[kArea + c] += area[c];
+      }
     return m;
   }
   void add_chord_moments(const Ruling& r, double lo, double hi, Moments& m) const {
@@ -464,7 +475,7 @@ Moments kronrod_chord(double lo, double hi, double tolerance, const Integrand& i
     double g0 = 0;
     for (int i = 0; i < 7; ++i) {
       integrand(mid + half * xk[i], v);
-      for (int c = 0; c < 10; ++c) k[c] += half * wk[i] * v[c];
+      for (int c = 0; c < kMoments; ++c) k[c] += half * wk[i] * v[c];
       g0 += half * wg[i] * v[0];
     }
     if (scale < 0) scale = std::abs(k[0]);
@@ -472,7 +483,7 @@ Moments kronrod_chord(double lo, double hi, double tolerance, const Integrand& i
       pending[n++] = {pc.a, mid, pc.depth + 1}, pending[n++] = {mid, pc.b, pc.depth + 1};
       continue;
     }
-    for (int c = 0; c < 10; ++c) total[c] += k[c];
+    for (int c = 0; c < kMoments; ++c) total[c] += k[c];
   }
   return total;
 }
@@ -1176,23 +1187,19 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
 // the error estimate.
 void integrate(Problem& pb, Panel& p) {
   const Face& f = pb.faces[p.face];
-  if (f.no_flux) {
-    p.value = {}, p.error = {};
-    return;
-  }
   if (p.turn_nodes > 0) {  // smooth and periodic: the trapezoid rule converges geometrically; its odd nodes' share
     const int n = p.turn_nodes;  // is the estimate
     const double h = (p.b - p.a) / n;
     Moments all{}, even{};
     for (int k = 0; k < n; ++k) {
       const Moments v = pb.ruling_moments(f, p.a + k * h);
-      for (int c = 0; c < 10; ++c) {
+      for (size_t c = 0; c < v.size(); ++c) {
         all[c] += h * v[c];
         if (k % 2 == 0) even[c] += 2 * h * v[c];
       }
     }
     p.value = all;
-    for (int c = 0; c < 10; ++c) p.error[c] = std::abs(all[c] - even[c]);
+    for (size_t c = 0; c < all.size(); ++c) p.error[c] = std::abs(all[c] - even[c]);
     return;
   }
   // The rule with n intervals and the one with n / 2 (its even nodes); the ends have weight 0 under the sine map.
@@ -1210,13 +1217,13 @@ void integrate(Problem& pb, Panel& p) {
       v = k % 2 == 0 ? p.at[k / 2] : pb.ruling_moments(f, fine.x[k], node_sig);
     }
     p.mixed = p.mixed || sig != p.sig;
-    for (int c = 0; c < 10; ++c) {
+    for (size_t c = 0; c < v.size(); ++c) {
       i_fine[c] += fine.w[k] * v[c];
       if (k % 2 == 0) i_coarse[c] += coarse.w[k / 2] * v[c];
     }
   }
   p.value = i_fine;
-  for (int c = 0; c < 10; ++c) p.error[c] = std::abs(i_fine[c] - i_coarse[c]);
+  for (size_t c = 0; c < i_fine.size(); ++c) p.error[c] = std::abs(i_fine[c] - i_coarse[c]);
 }
 
 // A panel integrated; where a node of its rule found another state than the panel's (a switch the state samples
@@ -1425,9 +1432,10 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     if (i >= first_cut && !pb.ring_field) continue;
     for (Face& f : fs) {
       // n_z ≡ 0 on a plane parallel to the normal or a cylinder along it: no share of any moment (of the field along
-      // z; the tube mode's field is not).
-      if (!pb.curved() && !f.side && std::abs(q.a.z()) < 1e-15) continue;
-      if (!pb.curved() && f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15) continue;
+      // z; the tube mode's field is not), only of the area vector.
+      f.no_flux = !pb.curved() && ((!f.side && std::abs(q.a.z()) < 1e-15) ||
+                                   (f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15));
+      if (i < first_cut) f.area_weight = pb.curved() ? (q.cell == 0 ? 1.0 : 0.0) : (q.cell == 0 ? 0.5 : -0.5);
       add_face(pb, f);
     }
   }
@@ -1510,7 +1518,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   auto totals = [&](Moments& t, Moments& err) {
     t = {}, err = {};
     for (const Panel& p : panels)
-      for (int c = 0; c < 10; ++c) t[c] += p.value[c], err[c] += p.error[c];
+      for (size_t c = 0; c < t.size(); ++c) t[c] += p.value[c], err[c] += p.error[c];
   };
   const double share = 0.5 * tolerance;
   for (int round = 0;; ++round) {
@@ -1521,7 +1529,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     auto normalised = [&](const Moments& m) {
       double worst = m[0] / V;
       for (int c = 1; c < 4; ++c) worst = std::max(worst, m[c] / first);
-      for (int c = 4; c < 10; ++c) worst = std::max(worst, m[c] / trace);
+      for (int c = 4; c < kMoments; ++c) worst = std::max(worst, m[c] / trace);
       return worst;
     };
     if (pb.failed) return declined();
@@ -1569,6 +1577,7 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   m2 << t[4], t[5], t[6], t[5], t[7], t[8], t[6], t[8], t[9];
   const Vec3& c = pb.ref;
   out.m0 = t[0];
+  out.area = Vec3(t[kArea], t[kArea + 1], t[kArea + 2]);
   out.m1 = m1 + t[0] * c;
   out.m2 = m2 + m1 * c.transpose() + c * m1.transpose() + t[0] * c * c.transpose();
   return out;
@@ -1623,8 +1632,11 @@ bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b) {
 
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
-  if ((lone_ring_torus(a) || ball_cell(a)) && ruled_cell(b))
-    return ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
+  if ((lone_ring_torus(a) || ball_cell(a)) && ruled_cell(b)) {
+    std::optional<RawMoments> m = ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
+    if (m) m->area = -m->area;  // b's boundary inside a: minus a's
+    return m;
+  }
   return split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, {});
 }
 

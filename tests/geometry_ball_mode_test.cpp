@@ -107,7 +107,11 @@ TEST_CASE("ball mode: balls, ellipsoids and capsules' caps against curved cells 
           continue;
         }
         ++served;
-        const MomentsReference exact = chords_moments(A, pa, B, pb, q, 1000);
+        MomentsReference exact = chords_moments(A, pa, B, pb, q, 1000);
+        // Along the query's normal estimate (the area vector's direction since 2026-11-29) one pose's 1000² grid was
+        // 2.7e-5 off in V (a cap on a cylinder with a flat); 3000² agreed with the ball mode at 1e-9 to 1.6e-6. Where the
+        // first grid disagrees with the answer, a 3000² grid decides.
+        if (std::abs(mine->V / exact.V - 1) > 1e-5) exact = chords_moments(A, pa, B, pb, q, 3000);
         const double dV = std::abs(mine->V / exact.V - 1), dc = (mine->c - exact.c).norm() / std::cbrt(exact.V),
                      dJ = (mine->J - exact.J).norm() / exact.J.norm();
         std::printf("%s and %s: V %.3e, V err %.2e, centroid %.2e, J %.2e\n", c.name, ball_name, exact.V, dV, dc, dJ);
