@@ -147,8 +147,8 @@ struct Face {
   // whose flux is zero: its rulings' integrands are rounding noise, which no error estimate would accept. So is a
   // plane parallel to the field along z, or a cylinder along it: either way only its area vector is integrated.
   bool no_flux = false;
-  // This face's share of cell a's area vector ∫ n dA over its boundary inside b: ±½ where both cells' faces are
-  // integrated (a's faces give it, b's give minus it), 1 and 0 in the curved modes (the torus or the ball has none).
+  // This face's share of cell a's area vector ∫ n dA over its boundary inside b: 1 on a's faces, or −1 on b's (they
+  // give minus it), 0 on the other cell's.
   double area_weight = 0;
 };
 
@@ -1412,6 +1412,8 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
     }
 
   // The faces: every plane of every slab, every quadric's side; those the box excludes are dropped.
+  std::vector<Face> faces;
+  int flat[2] = {0, 0};  // per cell, the faces with n_z ≡ 0
   for (int i = 0; i < static_cast<int>(pb.cons.size()); ++i) {
     const Constraint& q = pb.cons[i];
     std::vector<Face> fs;
@@ -1435,12 +1437,26 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       // z; the tube mode's field is not), only of the area vector.
       f.no_flux = !pb.curved() && ((!f.side && std::abs(q.a.z()) < 1e-15) ||
                                    (f.side && q.k == 0 && std::abs(q.a.z()) > 1 - 1e-15));
-      if (i < first_cut) f.area_weight = pb.curved() ? (q.cell == 0 ? 1.0 : 0.0) : (q.cell == 0 ? 0.5 : -0.5);
-      add_face(pb, f);
+      flat[q.cell] += f.no_flux;
+      faces.push_back(f);
     }
   }
+  // The area vector from one cell's faces (b's give minus a's): the one with fewer faces that carry it alone, which
+  // are integrated for it; in the curved modes the ruled cell, the only one with faces all round.
+  const int area_cell = pb.curved() || flat[0] <= flat[1] ? 0 : 1;
+  for (Face& f : faces) {
+    const Constraint& q = pb.cons[f.constraint];
+    if (f.no_flux && q.cell != area_cell) continue;
+    if (f.constraint < first_cut && q.cell == area_cell) f.area_weight = area_cell == 0 ? 1.0 : -1.0;
+    add_face(pb, f);
+  }
 
-  std::vector<Panel> panels;
+  // The panels' storage is kept per thread between queries: a deep pose holds ~100 panels of ~2 kB, and a vector
+  // grown afresh each query was mapped and page-faulted anew (a box deep in a blind hole: 29 % of its time in the
+  // kernel). No query nests in another on one thread (the ruled faces spawn no tasks).
+  static thread_local std::vector<Panel> kept;
+  std::vector<Panel>& panels = kept;
+  panels.clear();
   all_panels(pb, panels);
   // A ruling through the tube twice, met while the panels were found or later, while they were refined: the caller
   // splits the torus across it.

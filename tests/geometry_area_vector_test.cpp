@@ -92,7 +92,7 @@ TEST_CASE("area vector: a peg tilted on a blind hole's floor is pushed straight 
       const double A = kPeg * kPeg / std::cos(theta) * (std::acos(u0) - u0 * std::sqrt(1 - u0 * u0));
       const Interference q = interference(peg, pose, plate, Pose{});
       REQUIRE(q.overlap);
-      // 1e-6: as above; measured 3e-14 .. 2e-8.
+      // 1e-6: as above; measured 4e-15 .. 4e-8.
       std::printf("peg leaning %.3f rad on the floor, %.1f of its end down: area vector error %.2e\n", theta, part,
                   vector_error(q.area, Vec3(0, 0, -A)));
       CHECK(vector_error(q.area, Vec3(0, 0, -A)) < 1e-6);
