@@ -407,12 +407,14 @@ struct Problem {
       else if (ball) m = ball_moments(r, e.lo, e.hi);
       else for (int k = 0; k < e.count(); ++k) add_chord_moments(r, e.at(k).lo, e.at(k).hi, m);
     }
-    if (f.area_weight != 0)
-      for (int k = 0; k < e.count(); ++k) {  // ∫ (n0 + n1 t) dt over each piece
-        const double lo = e.at(k).lo, hi = e.at(k).hi;
-        const Vec3 area = f.area_weight * ((hi - lo) * r.n0 + 0.5 * (hi * hi - lo * lo) * r.n1);
-        for (int c = 0; c < 3; ++c) m[kArea + c] += area[c];
-      }
+    if (f.area_weight != 0) {
+      auto add_area = [&](double lo, double hi) {  // ∫ (n0 + n1 t) dt over a piece
+        const double L = f.area_weight * (hi - lo), M = 0.5 * (hi + lo) * L;
+        for (int c = 0; c < 3; ++c) m[kArea + c] += L * r.n0[c] + M * r.n1[c];
+      };
+      if (!e.cut) add_area(e.lo, e.hi);
+      else for (int k = 0; k < e.count(); ++k) add_area(e.at(k).lo, e.at(k).hi);
+    }
     return m;
   }
   void add_chord_moments(const Ruling& r, double lo, double hi, Moments& m) const {

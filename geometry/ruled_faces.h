@@ -62,7 +62,9 @@ bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b);
 // primitives are all of the kinds above: the ball mode.
 bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b);
 
-// Raw moments, in `frame`, of a ∩ b (frame: z the contact normal; its origin near the overlap). Nothing when the pair
+// Raw moments, in `frame`, of a ∩ b (frame: z the contact normal; its origin near the overlap), and a's area vector
+// ∫ n dA over its boundary inside b (RawMoments::area: along each ruling n dA is linear, so each chord's share is exact;
+// one cell's faces give it, since b's give minus it; not held to the tolerance). Nothing when the pair
 // is none of ruled_faces_pair, ruled_torus_pair and ruled_ball_pair, or the quadrature cannot meet `tolerance` (relative, on V and on
 // the second moments).
 // lines: incremented by the rulings evaluated.
