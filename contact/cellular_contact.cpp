@@ -8,13 +8,24 @@
 
 namespace vcsim::contact {
 
+namespace {
+
+int slots_for(const std::vector<geo::Cell>& cells_i, const std::vector<geo::Cell>& cells_j) {
+  for (const geo::Cell& ci : cells_i)
+    for (const geo::Cell& cj : cells_j)
+      if (geo::may_have_patches(ci, cj)) return kPatchSlots;
+  return 1;
+}
+
+}  // namespace
+
 CellularContact::CellularContact(const ModelParams& params, const geo::BodyGeometry& gi, const geo::BodyGeometry& gj,
                                  geo::QueryOptions options)
-    : p_(params), cells_i_(gi.cells), cells_j_(gj.cells), options_(options), memory_(num_pairs()),
-      coherence_(num_pairs()) {}
+    : p_(params), cells_i_(gi.cells), cells_j_(gj.cells), options_(options), slots_(slots_for(cells_i_, cells_j_)),
+      memory_(num_contacts()), coherence_(num_pairs()) {}
 
 void CellularContact::initial_states(double* s) const {
-  for (int k = 0; k < num_pairs(); ++k) volumetric_initial_states(p_, s + k * kVolumetricStates);
+  for (int k = 0; k < num_contacts(); ++k) volumetric_initial_states(p_, s + k * kVolumetricStates);
 }
 
 geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, const BodyKinematics& bj,
@@ -31,44 +42,50 @@ geo::Interference CellularContact::query(int pair, const BodyKinematics& bi, con
 
 namespace {
 
-// The cellular model's channels: the sums over the cell pairs, then one value per pair (index ci * n_cells_j + cj).
+// The cellular model's channels: the sums over the cell pairs, then one value per sub-model (index
+// (ci * n_cells_j + cj) * patch slots + slot; one slot unless a cell has a hole).
 void write_cellular_channels(ChannelRow& row, const std::vector<VolumetricEvaluation>& ev, int active, double vol,
                              const Vec3& P, double fn, const Vec3& Ft, const ContactDiagnostics& d) {
   const int np = static_cast<int>(ev.size());
-  row.add("active_pairs", "1", "number of overlapping cell pairs", {double(active)});
+  row.add("active_pairs", "1", "number of patches in contact (one per overlapping cell pair, unless a cell has a hole)", {double(active)});
   row.add("volume", "m^3", "total interference volume over the cell pairs", {vol});
   row.add("centroid", "m", "volume-weighted centroid of the active pairs (world): the reported point of action", P);
   row.add("normal_force", "N", "sum of the pairs' f_n", {fn});
   row.add("friction_force", "N", "sum of the pairs' friction forces on body i", Ft);
-  row.add_each("pair_volume", "m^3", "V per cell pair (index ci * n_cells_j + cj)", np,
+  row.add_each("pair_volume", "m^3", "V per cell pair and patch (index (ci * n_cells_j + cj) * slots + slot)", np,
                [&](int k) { return ev[k].volume; });
-  row.add_each("pair_normal", "1", "normal per cell pair", 3 * np, [&](int k) { return ev[k / 3].normal[k % 3]; });
-  row.add_each("pair_r_gyr", "m", "radius of gyration per cell pair", np, [&](int k) { return ev[k].r_gyr; });
-  row.add_each("pair_stick", "1", "stick weight s per cell pair", np, [&](int k) { return ev[k].s; });
-  row.add_each("pair_c_v", "1", "Contensou C_v per cell pair", np, [&](int k) { return ev[k].c_v; });
-  row.add_each("pair_c_w", "1", "Contensou C_w per cell pair", np, [&](int k) { return ev[k].c_w; });
+  row.add_each("pair_normal", "1", "normal per cell pair and patch", 3 * np, [&](int k) { return ev[k / 3].normal[k % 3]; });
+  row.add_each("pair_r_gyr", "m", "radius of gyration per cell pair and patch", np, [&](int k) { return ev[k].r_gyr; });
+  row.add_each("pair_stick", "1", "stick weight s per cell pair and patch", np, [&](int k) { return ev[k].s; });
+  row.add_each("pair_c_v", "1", "Contensou C_v per cell pair and patch", np, [&](int k) { return ev[k].c_v; });
+  row.add_each("pair_c_w", "1", "Contensou C_w per cell pair and patch", np, [&](int k) { return ev[k].c_w; });
   write_diagnostics(row, d, false);  // active_pairs is above
 }
 
 }  // namespace
 
 std::vector<Channel> CellularContact::channels() const {
-  const std::vector<VolumetricEvaluation> ev(num_pairs());
+  const std::vector<VolumetricEvaluation> ev(num_contacts());
   const Vec3 zero = Vec3::Zero();
   return channel_names([&](ChannelRow& row) { write_cellular_channels(row, ev, 0, 0, zero, 0, zero, {}); });
 }
 
 void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinematics& bj, const double* s,
                                double* ds, ContactResult& r) const {
-  const int np = num_pairs();
+  const int np = num_contacts();
   std::vector<VolumetricEvaluation> ev(np);
-  std::vector<Mat3> inertia(np, Mat3::Zero());  // per pair, about its centroid (for the dimension diagnostic)
-  // Each pair writes only its own slot; the grain-1 simple partitioner makes no cross-pair reduction.
-  tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
-    for (int k = range.begin(); k != range.end(); ++k) {
-      const geo::Interference q = query(k, bi, bj, nullptr);
-      inertia[k] = q.inertia;
-      ev[k] = evaluate_volumetric(p_, q, bi, bj, memory_[k], s + k * kVolumetricStates, ds + k * kVolumetricStates);
+  std::vector<Mat3> inertia(np, Mat3::Zero());  // per sub-model, about its centroid (for the dimension diagnostic)
+  // Each cell pair writes only its own sub-models; the grain-1 simple partitioner makes no cross-pair reduction.
+  tbb::parallel_for(tbb::blocked_range<int>(0, num_pairs(), 1), [&](const tbb::blocked_range<int>& range) {
+    geo::Interference patch[kPatchSlots];
+    for (int pair = range.begin(); pair != range.end(); ++pair) {
+      const int k0 = pair * slots_;
+      patches_in_slots(query(pair, bi, bj, nullptr), &memory_[k0], slots_, bi.pose, patch);
+      for (int k = k0; k < k0 + slots_; ++k) {
+        inertia[k] = patch[k - k0].inertia;
+        ev[k] = evaluate_volumetric(p_, patch[k - k0], bi, bj, memory_[k], s + k * kVolumetricStates,
+                                    ds + k * kVolumetricStates);
+      }
     }
   }, tbb::simple_partitioner());
   // Fixed-order sums. The wrench of every pair is moved to a common point P (the volume-weighted
@@ -122,9 +139,14 @@ void CellularContact::accept_step(double, const BodyKinematics& bi, const BodyKi
   const int np = num_pairs();
   std::vector<geo::Interference> q(np);
   tbb::parallel_for(tbb::blocked_range<int>(0, np, 1), [&](const tbb::blocked_range<int>& range) {
-    for (int k = range.begin(); k != range.end(); ++k) {
-      q[k] = query(k, bi, bj, &coherence_[k]);  // each pair writes only its own
-      accept_volumetric(p_, q[k], bi, bj, memory_[k], s + k * kVolumetricStates);
+    geo::Interference patch[kPatchSlots];
+    for (int pair = range.begin(); pair != range.end(); ++pair) {
+      q[pair] = query(pair, bi, bj, &coherence_[pair]);  // each pair writes only its own
+      const int k0 = pair * slots_;
+      // The slots are read from the memory before any is updated, as evaluate read them.
+      patches_in_slots(q[pair], &memory_[k0], slots_, bi.pose, patch);
+      for (int k = k0; k < k0 + slots_; ++k)
+        accept_volumetric(p_, patch[k - k0], bi, bj, memory_[k], s + k * kVolumetricStates);
     }
   }, tbb::simple_partitioner());
   accepted_.keep(bi, bj, std::move(q));

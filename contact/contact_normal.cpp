@@ -50,4 +50,19 @@ NormalSelection select_normal(const Mat3& J, const Vec3& seed_in, double rel_gap
   return out;
 }
 
+double patch_area(double V, const Mat3& J) {
+  if (!(V > 0)) return 0;
+  const Mat3 sigma = (J.trace() / (2 * V)) * Mat3::Identity() - J / V;
+  const Vec3 s = Eigen::SelfAdjointEigenSolver<Mat3>(0.5 * (sigma + sigma.transpose()), Eigen::EigenvaluesOnly)
+                     .eigenvalues()
+                     .cwiseMax(0.0);
+  return 12 * std::sqrt(s[2] * s[1]);  // ascending
+}
+
+Vec3 area_normal(const Vec3& S, double V, const Mat3& J) {
+  const double area = S.norm();
+  if (!(area > 0) || area < kFacingOneWay * patch_area(V, J)) return Vec3::Zero();
+  return -S / area;
+}
+
 }  // namespace vcsim::contact

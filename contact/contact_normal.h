@@ -22,4 +22,14 @@ struct NormalSelection {
 // projected onto that eigenspace (the seed itself when J is isotropic), so it stays continuous.
 NormalSelection select_normal(const Mat3& J, const Vec3& seed, double rel_gap = 1e-6);
 
+// A patch's area from its volume V and inertia J (about its centroid): 12 σ_a σ_b, σ_a ≥ σ_b the two largest principal
+// standard deviations of the region (covariance Σ = (tr J / 2V) I − J / V), the area of a thin rectangle with those.
+double patch_area(double V, const Mat3& J);
+
+// The normal from the area vector S_i = ∫ n dA over cell i's boundary inside j (= ∇V under i's translation): −S/|S|,
+// when the patch faces one way, |S| ≥ kFacingOneWay × patch_area (docs/contact-models.md, "Contact normal"); else none
+// (zero: a band around a peg, whose S cancels).
+constexpr double kFacingOneWay = 0.25;
+Vec3 area_normal(const Vec3& S, double V, const Mat3& J);
+
 }  // namespace vcsim::contact

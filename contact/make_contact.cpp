@@ -74,6 +74,10 @@ std::unique_ptr<ContactPair> make_contact(const std::string& model, const ModelP
     if (ni != 1 || nj != 1)
       throw ContactError(where, "model volumetric: one convex cell per body (got " + std::to_string(ni) + " and " +
                                     std::to_string(nj) + " cells); use model cellular for multi-cell bodies");
+    // A pair whose interference can fall apart (a cell with a hole) has one sub-model per patch: the cellular
+    // model's, over its one cell pair (docs/contact-models.md, "Patches").
+    if (geo::may_have_patches(sides.geometry_i.cells[0], sides.geometry_j.cells[0]))
+      return std::make_unique<CellularContact>(p, sides.geometry_i, sides.geometry_j, options);
     return std::make_unique<VolumetricContact>(p, sides.geometry_i.cells[0], sides.geometry_j.cells[0], options);
   }
   if (model == "cellular") {

@@ -1,5 +1,7 @@
 #include "contact/volumetric_contact.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -44,6 +46,18 @@ Vec3 volumetric_normal(const geo::Interference& q, const BodyKinematics& bi, con
     // its normal (geometry/support_plane.h), where J_v's axis would tilt on a wedge (T6, §12-A3).
     if (lambda) *lambda = q.plane_normal.dot(q.inertia * q.plane_normal);
     return q.plane_normal;
+  }
+  // Where the patch faces one way, its area vector is the normal: dV/dt = S·v then equals −|S| v_cn under a
+  // translation, so the damping's v_cn and V's rate agree. J_v's axis nearest it can lean by a few degrees (a peg's
+  // side sliding down a hole's wall: 1.7° down where S leans 0.55° up); at 0.6 m/s of sliding that read as 2 cm/s of
+  // separation while V grew, the hysteretic force clamped to zero, and the peg went through the wall
+  // (docs/contact-models.md, "Contact normal").
+  if (q.area.squaredNorm() > 0) {
+    const Vec3 n = area_normal(q.area, q.volume, q.inertia);
+    if (n.squaredNorm() > 0) {
+      if (lambda) *lambda = n.dot(q.inertia * n);
+      return n;
+    }
   }
   Vec3 n_geo = q.normal_estimate;
   if (n_geo.squaredNorm() == 0) n_geo = mem.n_prev;
@@ -135,7 +149,68 @@ void accept_volumetric(const ModelParams& p, const geo::Interference& q, const B
     if (p.normal.tau_r > 0) s[5] = elastic_measure(p, q);  // V_ro := V (or V_h) at detection (eq 3.44)
   }
   mem.n_prev = n;
+  mem.anchor = bi.pose.apply_inverse(q.centroid);
   keep_bristle_tangential(s, n);  // §12-B5
+}
+
+namespace {
+
+// Two pieces of one interference as one: volumes, first moments and inertias (parallel axes) add up.
+geo::Interference merged(const geo::Interference& a, const geo::Interference& b) {
+  geo::Interference m = a;
+  m.volume = a.volume + b.volume;
+  m.centroid = (a.volume * a.centroid + b.volume * b.centroid) / m.volume;
+  auto moved = [&](const geo::Interference& x) {
+    const Vec3 d = x.centroid - m.centroid;
+    return Mat3(x.inertia + x.volume * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()));
+  };
+  m.inertia = moved(a) + moved(b);
+  m.area = a.area + b.area;
+  if (m.area.squaredNorm() > 0) m.normal_estimate = -m.area.normalized();
+  m.hypervolume = m.volume;  // patches come from the ruled faces only, at hyper_n = 1
+  m.hyper_centroid = m.centroid;
+  return m;
+}
+
+}  // namespace
+
+void patches_in_slots(const geo::Interference& q, const VolumetricMemory* mem, int slots, const Pose& pose_i,
+                      geo::Interference* out) {
+  for (int k = 0; k < slots; ++k) out[k] = geo::Interference{};
+  if (slots == 1 || !q.overlap) {
+    if (q.overlap) out[0] = q;
+    return;
+  }
+  std::vector<geo::Interference> pieces = q.patches;
+  if (pieces.empty()) {
+    pieces.push_back(q);
+    pieces.back().patches.clear();
+  }
+  // Beyond the slots: each further piece (the smallest: pieces come largest first) into the nearest kept.
+  while (static_cast<int>(pieces.size()) > slots) {
+    const geo::Interference extra = pieces.back();
+    pieces.pop_back();
+    size_t best = 0;
+    for (size_t k = 1; k < pieces.size(); ++k)
+      if ((pieces[k].centroid - extra.centroid).norm() < (pieces[best].centroid - extra.centroid).norm()) best = k;
+    pieces[best] = merged(pieces[best], extra);
+  }
+  // Each piece to a slot: the assignment with the least total distance from the pieces to the anchors of their slots,
+  // where a slot out of contact counts as farther than any anchor (so a slot in contact keeps the piece nearest it, and
+  // a new piece takes a free slot). Ties keep the first assignment in lexicographic order: deterministic.
+  auto cost = [&](int piece, int slot) {
+    return mem[slot].in_contact ? (pose_i.apply(mem[slot].anchor) - pieces[piece].centroid).norm() : 1e6;
+  };
+  const int n = static_cast<int>(pieces.size());
+  std::array<int, kPatchSlots> order, slot_of;
+  for (int k = 0; k < slots; ++k) order[k] = k;
+  double best = std::numeric_limits<double>::infinity();
+  do {
+    double total = 0;
+    for (int k = 0; k < n; ++k) total += cost(k, order[k]);
+    if (total < best) best = total, slot_of = order;
+  } while (std::next_permutation(order.begin(), order.begin() + slots));
+  for (int k = 0; k < n; ++k) out[slot_of[k]] = std::move(pieces[k]);
 }
 
 VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j,

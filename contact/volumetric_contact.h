@@ -17,7 +17,20 @@ struct VolumetricMemory {
   bool in_contact = false;
   double v_in = 0;               // latched v_cn at onset (< 0)
   Vec3 n_prev = Vec3::Zero();    // previous accepted normal; zero before the first contact instant
+  Vec3 anchor = Vec3::Zero();    // the patch's centroid at the last accepted state, in body i's frame (patch slots)
 };
+
+// A cell pair whose interference can fall apart (geo::may_have_patches: a peg tilted in its hole touches the wall at
+// the top and at the bottom) is this many volumetric contacts, one per patch, each with its own normal, memory and
+// states (docs/contact-models.md, "Patches").
+constexpr int kPatchSlots = 4;  // a square peg's four corners in a round hole
+
+// The query's patches, one per slot (slots: 1 or kPatchSlots; out[slots]). One slot: the whole query. Else each patch
+// (the whole query where it reports none) takes the slot whose patch at the last accepted state lay nearest (anchors,
+// mem[slots]; a slot out of contact has none), so that it keeps its memory and bristles; patches beyond the slots are
+// merged into the nearest one kept. A slot without a patch gets no overlap.
+void patches_in_slots(const geo::Interference& q, const VolumetricMemory* mem, int slots, const Pose& pose_i,
+                      geo::Interference* out);
 
 // Everything the volumetric law produces for one cell pair.
 struct VolumetricEvaluation {

@@ -253,10 +253,13 @@ std::optional<Interference> ruled_or_lens(const CellPrimitives& A, const Pose& p
   const Vec3 n = normal_guess(A, pose_i, B, pose_j, lo, hi, centre_i);
   const Pose frame{0.5 * (lo + hi), axis_rotation(n)};
   std::optional<RawMoments> m;
-  if (ruled) m = ruled_faces_moments(A, pose_i, B, pose_j, frame, options.tolerance, columns);
+  std::vector<RawMoments> pieces;
+  if (ruled) m = ruled_faces_moments(A, pose_i, B, pose_j, frame, options.tolerance, columns, &pieces);
   if (!m && lens) m = convex_lens_moments(A, pose_i, B, pose_j, frame, options.tolerance, columns);
   if (!m) return std::nullopt;
-  return framed_interference(*m, frame, n, columns);
+  Interference out = framed_interference(*m, frame, n, columns);
+  for (const RawMoments& piece : pieces) out.patches.push_back(framed_interference(piece, frame, n, 0));
+  return out;
 }
 
 // The column engine (geometry/column_integration.h) for any pair of cells: two passes over a lattice in a frame along
@@ -516,7 +519,12 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
   if (!options.coherence) warm = nullptr, refresh = nullptr;
   Interference q = interference_moments(cell_i, pose_i, cell_j, pose_j, options, warm, refresh);
   if (q.overlap) q.plane_normal = support_plane_normal(cell_i, pose_i, cell_j, pose_j);
+  for (Interference& patch : q.patches) patch.plane_normal = q.plane_normal;
   return q;
+}
+
+bool may_have_patches(const Cell& cell_i, const Cell& cell_j) {
+  return ruled_hole_pair(cell_i.impl->prims, cell_j.impl->prims);
 }
 
 MassProperties mass_properties(const BodyGeometry& geometry, double density, double tolerance) {

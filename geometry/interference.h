@@ -103,7 +103,15 @@ struct Interference {
   // The column engine's lattice for the tolerance would not fit its budget (2^22 squares): a coarser one served, so
   // the tolerance is not met (a tolerance of 1e-7 on a patch a few cm across).
   bool coarsened = false;
+  // Where the interference falls apart into disjoint pieces (a peg tilted in a hole touching its wall at the top and at
+  // the bottom), each piece as an interference of its own, largest first; they add up to this one. Empty for one
+  // piece, and on every path but the ruled faces' with a hole (may_have_patches).
+  std::vector<Interference> patches;
 };
+
+// True when the pair's queries may report patches: cells bounded by planes, cylinders and cones, one of them with a
+// hole (geometry/ruled_faces.h).
+bool may_have_patches(const Cell& cell_i, const Cell& cell_j);
 
 // World-space bounds of a cell at a pose (for the broad phase); infinite primitives give infinite bounds.
 struct Aabb {

@@ -176,6 +176,8 @@ struct Eval {
   bool lower() const { return glo > lo; }  // a piece below the hole's chord
   bool upper() const { return ghi < hi; }  // a piece above it
   int count() const { return cut ? lower() + upper() : 1; }
+  // Which side of the hole's chord piece k lies on: 0 below (or the uncut chord), 1 above.
+  int side(int k) const { return cut && !(k == 0 && lower()) ? 1 : 0; }
   Piece at(int k) const {
     if (!cut) return Piece{lo, hi, 2 * arg_lo, 2 * arg_hi + 1};
     if (k == 0 && lower()) return Piece{lo, glo, 2 * arg_lo, 2 * g_lo};
@@ -221,6 +223,11 @@ struct Panel {
   bool mixed = false;  // a node of its rule found another state (integrate)
   Moments value{}, error{};
   std::array<Moments, 17> at{};  // the 16-interval rule's node values, kept for the 32-interval one
+  // With a hole, to tell the lens's connected pieces apart: the boxes of its rulings' chord pieces at the rule's nodes,
+  // by their side of the hole's chord (0: below it, or the uncut chord; 1: above it). A panel with both is two sheets,
+  // which may belong to two of the lens's pieces.
+  std::array<Vec3, 2> lo{Vec3::Constant(kInf), Vec3::Constant(kInf)}, hi{Vec3::Constant(-kInf), Vec3::Constant(-kInf)};
+  bool two() const { return (lo[0].array() <= hi[0].array()).all() && (lo[1].array() <= hi[1].array()).all(); }
 };
 
 struct Problem {
@@ -392,7 +399,9 @@ struct Problem {
 
   // The moments of one ruling's chord, about ref, with the field (z − ref_z) e_z (3-point Gauss–Legendre: the
   // integrand is a polynomial of degree 4 in t).
-  Moments ruling_moments(const Face& f, double s, long* sig = nullptr) {
+  // box: grown by the ends of the chord's pieces, each into its side's box (Panel::lo, hi). parts: the moments by side
+  // of the hole's chord (an uncut chord's all in parts[0]).
+  Moments ruling_moments(const Face& f, double s, long* sig = nullptr, Panel* box = nullptr, Moments* parts = nullptr) {
     const Ruling r = ruling(f, s);
     const Eval e = evaluate(f, r);
     if (sig) *sig = e.sig();
@@ -402,20 +411,38 @@ struct Problem {
       failed = true;
       return m;
     }
+    if (box) {
+      for (int k = 0; k < e.count(); ++k)
+        for (const double t : {e.at(k).lo, e.at(k).hi}) {
+          const Vec3 x = r.o + t * r.w;
+          const int j = e.side(k);
+          box->lo[j] = box->lo[j].cwiseMin(x), box->hi[j] = box->hi[j].cwiseMax(x);
+        }
+    }
+    if (parts && e.cut) {  // each piece by itself, by its side of the hole (the curved modes have no holes)
+      parts[0] = parts[1] = Moments{};
+      for (int k = 0; k < e.count(); ++k) {
+        if (!f.no_flux) add_chord_moments(r, e.at(k).lo, e.at(k).hi, parts[e.side(k)]);
+        add_area(f, r, e.at(k).lo, e.at(k).hi, parts[e.side(k)]);
+      }
+      for (size_t c = 0; c < m.size(); ++c) m[c] = parts[0][c] + parts[1][c];
+      return m;
+    }
     if (!f.no_flux) {
       if (tube) m = ring_field ? ring_moments(r, e.lo, e.hi) : tube_moments(r, e.lo, e.hi);
       else if (ball) m = ball_moments(r, e.lo, e.hi);
       else for (int k = 0; k < e.count(); ++k) add_chord_moments(r, e.at(k).lo, e.at(k).hi, m);
     }
-    if (f.area_weight != 0) {
-      auto add_area = [&](double lo, double hi) {  // ∫ (n0 + n1 t) dt over a piece
-        const double L = f.area_weight * (hi - lo), M = 0.5 * (hi + lo) * L;
-        for (int c = 0; c < 3; ++c) m[kArea + c] += L * r.n0[c] + M * r.n1[c];
-      };
-      if (!e.cut) add_area(e.lo, e.hi);
-      else for (int k = 0; k < e.count(); ++k) add_area(e.at(k).lo, e.at(k).hi);
-    }
+    if (!e.cut) add_area(f, r, e.lo, e.hi, m);
+    else for (int k = 0; k < e.count(); ++k) add_area(f, r, e.at(k).lo, e.at(k).hi, m);
+    if (parts) parts[0] = m, parts[1] = Moments{};
     return m;
+  }
+  // The face's share of the area vector over a piece [lo, hi] of a ruling: ∫ (n0 + n1 t) dt.
+  static void add_area(const Face& f, const Ruling& r, double lo, double hi, Moments& m) {
+    if (f.area_weight == 0) return;
+    const double L = f.area_weight * (hi - lo), M = 0.5 * (hi + lo) * L;
+    for (int c = 0; c < 3; ++c) m[kArea + c] += L * r.n0[c] + M * r.n1[c];
   }
   void add_chord_moments(const Ruling& r, double lo, double hi, Moments& m) const {
     const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
@@ -1189,12 +1216,14 @@ void all_panels(Problem& pb, std::vector<Panel>& panels) {
 // the error estimate.
 void integrate(Problem& pb, Panel& p) {
   const Face& f = pb.faces[p.face];
+  Panel* const box = pb.holes ? &p : nullptr;  // the lens's pieces are told apart with a hole only
+  if (box && (p.turn_nodes > 0 || p.intervals == 16)) p.lo = Panel{}.lo, p.hi = Panel{}.hi;
   if (p.turn_nodes > 0) {  // smooth and periodic: the trapezoid rule converges geometrically; its odd nodes' share
     const int n = p.turn_nodes;  // is the estimate
     const double h = (p.b - p.a) / n;
     Moments all{}, even{};
     for (int k = 0; k < n; ++k) {
-      const Moments v = pb.ruling_moments(f, p.a + k * h);
+      const Moments v = pb.ruling_moments(f, p.a + k * h, nullptr, box);
       for (size_t c = 0; c < v.size(); ++c) {
         all[c] += h * v[c];
         if (k % 2 == 0) even[c] += 2 * h * v[c];
@@ -1214,9 +1243,9 @@ void integrate(Problem& pb, Panel& p) {
   for (int k = 1; k < n; ++k) {
     Moments v;
     if (n == 16) {
-      v = p.at[k] = pb.ruling_moments(f, fine.x[k], node_sig);
+      v = p.at[k] = pb.ruling_moments(f, fine.x[k], node_sig, box);
     } else {  // 32: the 16-interval rule's nodes are its even ones
-      v = k % 2 == 0 ? p.at[k / 2] : pb.ruling_moments(f, fine.x[k], node_sig);
+      v = k % 2 == 0 ? p.at[k / 2] : pb.ruling_moments(f, fine.x[k], node_sig, box);
     }
     p.mixed = p.mixed || sig != p.sig;
     for (size_t c = 0; c < v.size(); ++c) {
@@ -1354,12 +1383,83 @@ void drop_flush_hole_planes(Problem& pb) {
                 pb.cons.end());
 }
 
+// A panel with two sheets (chord pieces on both sides of the hole's chord): each sheet's moments by the panel's own rule
+// (its nodes evaluated again, once, after the integration has converged).
+void piece_values(Problem& pb, const Panel& p, std::array<Moments, 2>& part) {
+  const Face& f = pb.faces[p.face];
+  part = {};
+  Moments node[2];
+  auto add = [&](double x, double w) {
+    pb.ruling_moments(f, x, nullptr, nullptr, node);
+    for (int j = 0; j < 2; ++j)
+      for (size_t c = 0; c < node[j].size(); ++c) part[j][c] += w * node[j][c];
+  };
+  if (p.turn_nodes > 0) {
+    const double h = (p.b - p.a) / p.turn_nodes;
+    for (int k = 0; k < p.turn_nodes; ++k) add(p.a + k * h, h);
+    return;
+  }
+  const lens::Mapped fine(lens::cc_rule(p.intervals), p.a, p.b);
+  for (int k = 1; k < p.intervals; ++k) add(fine.x[k], fine.w[k]);
+}
+
+// The lens's connected pieces, with a hole (a peg tilted in its hole touches the wall twice). The sheets are each
+// panel's chord pieces on either side of the hole's chord (sheet 2i + j: panel i's side j; by side, not by order along
+// the ruling, so that a panel whose nodes see one piece here and two there keeps them apart). Returns each sheet's
+// piece number (−1: no ruling in the lens) and the pieces' count. Two sheets are joined where their boxes, each grown by
+// a quarter of its diagonal, meet (the sheets of one piece meet along curves that both sides' rulings end on; the
+// quarter covers the curve between two nodes), and so are the single sheets of one face's panels that share an end.
+// The growth errs toward joining: a false join gives two pieces one patch, a false split one patch two normals.
+int lens_pieces(const std::vector<Panel>& panels, std::vector<int>& piece) {
+  const int n = 2 * static_cast<int>(panels.size());
+  std::vector<int> parent(n);
+  for (int i = 0; i < n; ++i) parent[i] = i;
+  auto root = [&](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  auto join = [&](int a, int b) { parent[root(a)] = root(b); };
+  // A panel of no width (where the switches about a seed coincide) holds nothing, and its nodes' states are not one
+  // sheet's: it would join the sheets either side of the hole.
+  auto empty = [&](int s) {
+    const Panel& p = panels[s / 2];
+    return !(p.b > p.a) || (p.lo[s % 2].array() > p.hi[s % 2].array()).any();
+  };
+  for (int a = 0; a < n; ++a) {
+    if (empty(a)) continue;
+    const Panel& p = panels[a / 2];
+    const Vec3 &plo = p.lo[a % 2], &phi = p.hi[a % 2];
+    const double grow_a = 0.25 * (phi - plo).norm();
+    for (int b = a + 1; b < n; ++b) {
+      if (empty(b)) continue;
+      const Panel& q = panels[b / 2];
+      const Vec3 &qlo = q.lo[b % 2], &qhi = q.hi[b % 2];
+      const bool neighbours = !p.two() && !q.two() && p.face == q.face && (p.b == q.a || q.b == p.a);
+      const Vec3 grow = Vec3::Constant(grow_a + 0.25 * (qhi - qlo).norm());
+      const bool near = ((plo - grow).array() <= qhi.array()).all() && ((qlo - grow).array() <= phi.array()).all();
+      if (neighbours || near) join(a, b);
+    }
+  }
+  piece.assign(n, -1);
+  std::vector<int> number(n, -1);
+  int count = 0;
+  for (int a = 0; a < n; ++a) {
+    if (empty(a)) continue;
+    int& k = number[root(a)];
+    if (k < 0) k = count++;
+    piece[a] = k;
+  }
+  return count;
+}
+
 // The moments; in the tube mode `cuts` are half-spaces through the torus's axis added to a's constraints (faces only
 // for the ring field: the tube field lies in the meridian planes, so they carry none of its flux).
+// pieces: where the lens falls apart (a cell with a hole), each connected piece's moments, largest first (else left
+// empty).
 std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                   const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
                                   const std::vector<Constraint>& cuts = {}, bool ring_field = false,
-                                  Cure* cure = nullptr) {
+                                  Cure* cure = nullptr, std::vector<RawMoments>* pieces = nullptr) {
   Problem pb;
   pb.tube = ruled_cell(a) && lone_ring_torus(b);
   pb.ring_field = pb.tube && ring_field;
@@ -1587,17 +1687,52 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   if (wrapped()) return std::nullopt;  // refinement can still widen the range
   // Near the singular ray (a lens reaching far around the ball from its pole) the chords' rules would not converge.
   if (pb.ball && pb.theta_max > 0.75 * kPi) return std::nullopt;
+  // About frame's origin: x = ref + y.
+  auto raw = [&](const Moments& t) {
+    const Vec3 m1(t[1], t[2], t[3]);
+    Mat3 m2;
+    m2 << t[4], t[5], t[6], t[5], t[7], t[8], t[6], t[8], t[9];
+    const Vec3& c = pb.ref;
+    RawMoments r;
+    r.m0 = t[0];
+    r.area = Vec3(t[kArea], t[kArea + 1], t[kArea + 2]);
+    r.m1 = m1 + t[0] * c;
+    r.m2 = m2 + m1 * c.transpose() + c * m1.transpose() + t[0] * c * c.transpose();
+    return r;
+  };
   Moments t, err;
   totals(t, err);
-  // About frame's origin: x = ref + y.
-  const Vec3 m1(t[1], t[2], t[3]);
-  Mat3 m2;
-  m2 << t[4], t[5], t[6], t[5], t[7], t[8], t[6], t[8], t[9];
-  const Vec3& c = pb.ref;
-  out.m0 = t[0];
-  out.area = Vec3(t[kArea], t[kArea + 1], t[kArea + 2]);
-  out.m1 = m1 + t[0] * c;
-  out.m2 = m2 + m1 * c.transpose() + c * m1.transpose() + t[0] * c * c.transpose();
+  out = raw(t);
+  if (pieces && pb.holes) {
+    std::vector<int> piece;
+    const int count = lens_pieces(panels, piece);
+    std::vector<Moments> sums(count, Moments{});
+    auto add_to = [&](int sheet, const Moments& m) {
+      if (piece[sheet] >= 0)
+        for (size_t c = 0; c < m.size(); ++c) sums[piece[sheet]][c] += m[c];
+    };
+    for (size_t i = 0; i < panels.size() && count >= 2; ++i) {
+      const int sheet = 2 * static_cast<int>(i);
+      if (!panels[i].two() || piece[sheet] == piece[sheet + 1]) {  // one sheet, or two in one piece: the panel's value
+        add_to(piece[sheet] >= 0 ? sheet : sheet + 1, panels[i].value);
+        continue;
+      }
+      std::array<Moments, 2> part;
+      piece_values(pb, panels[i], part);
+      add_to(sheet, part[0]);
+      add_to(sheet + 1, part[1]);
+    }
+    // Each piece's V is its own boundary's flux: a piece that is not one (a split where the growth above failed to
+    // join) could come out ≤ 0. Then the lens is taken whole.
+    bool whole = count < 2;
+    for (const Moments& m : sums) whole = whole || !(m[0] > 1e-9 * t[0]);
+    if (!whole) {
+      std::vector<int> order(count);
+      for (int k = 0; k < count; ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return sums[x][0] > sums[y][0]; });
+      for (int k : order) pieces->push_back(raw(sums[k]));
+    }
+  }
   return out;
 }
 
@@ -1608,11 +1743,14 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
 // lens reaches more than half around the tube (a cone or a cylinder deep across it, holding part of the tube's centre
 // circle) is taken again with the ring field.
 constexpr int kMaxCuts = 6;
+// pieces: moments()'s (a cell with a hole, which the tube mode never has).
 std::optional<RawMoments> split_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                         const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
-                                        std::vector<Constraint> cuts, bool ring_field = false) {
+                                        std::vector<Constraint> cuts, bool ring_field = false,
+                                        std::vector<RawMoments>* pieces = nullptr) {
   Cure cure;
-  std::optional<RawMoments> m = moments(a, pose_a, b, pose_b, frame, tolerance, lines, cuts, ring_field, &cure);
+  std::optional<RawMoments> m =
+      moments(a, pose_a, b, pose_b, frame, tolerance, lines, cuts, ring_field, &cure, pieces);
   if (!m && cure.wraps) return split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, cuts, true);
   if (m || !cure.split || cuts.size() >= kMaxCuts) return m;
   const lines::Placed torus = lines::place(b[0], pose_b, frame);
@@ -1640,6 +1778,10 @@ bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) {
   return ha >= 0 && hb >= 0 && ha + hb <= 1;
 }
 
+bool ruled_hole_pair(const CellPrimitives& a, const CellPrimitives& b) {
+  return ruled_faces_pair(a, b) && ruled_holes(a) + ruled_holes(b) == 1;
+}
+
 bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b) {
   return (ruled_cell(a) && lone_ring_torus(b)) || (lone_ring_torus(a) && ruled_cell(b));
 }
@@ -1649,13 +1791,14 @@ bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b) {
 }
 
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
-                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines) {
+                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
+                                              std::vector<RawMoments>* pieces) {
   if ((lone_ring_torus(a) || ball_cell(a)) && ruled_cell(b)) {
     std::optional<RawMoments> m = ruled_faces_moments(b, pose_b, a, pose_a, frame, tolerance, lines);
     if (m) m->area = -m->area;  // b's boundary inside a: minus a's
     return m;
   }
-  return split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, {});
+  return split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, {}, false, pieces);
 }
 
 }  // namespace vcsim::geo

@@ -46,6 +46,7 @@
 // whose centre lies in the lens is declined (the field's singular ray would cross it).
 #pragma once
 #include <optional>
+#include <vector>
 
 #include "geometry/column_integration.h"
 
@@ -54,6 +55,9 @@ namespace vcsim::geo {
 // True when every primitive of both cells is a box, cylinder, cone or frustum, half-space, slab or infinite
 // cylinder, and at most one of them is complemented (a hole), in a cell with at least one that is not.
 bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b);
+
+// True when the pair is ruled_faces_pair's with a hole: its lens may fall apart into pieces.
+bool ruled_hole_pair(const CellPrimitives& a, const CellPrimitives& b);
 
 // True when one cell is a lone ring torus and the other's primitives are all of the kinds above: the tube mode.
 bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b);
@@ -68,7 +72,12 @@ bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b);
 // is none of ruled_faces_pair, ruled_torus_pair and ruled_ball_pair, or the quadrature cannot meet `tolerance` (relative, on V and on
 // the second moments).
 // lines: incremented by the rulings evaluated.
+// pieces (optional): where the lens falls apart (a cell with a hole: a peg tilted in its hole touching the wall at the
+// top and at the bottom), each connected piece's moments and area vector, largest first; left empty for a connected
+// lens. Pieces are told apart by their panels' boxes (docs/geometry.md, "The lens's pieces"); each piece's share of
+// the error is not controlled by itself, only their sum's.
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
-                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines);
+                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
+                                              std::vector<RawMoments>* pieces = nullptr);
 
 }  // namespace vcsim::geo
