@@ -16,14 +16,13 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <random>
 
 #include "contact/cellular_contact.h"
 #include "contact/model_params.h"
 #include "geometry/ruled_faces.h"
-#include "tests/cli_support.h"
 #include "tests/geometry_checks.h"
+#include "tests/peg_drop_check.h"
 
 using namespace geometry_support;
 
@@ -220,26 +219,6 @@ TEST_CASE("patches: a peg dropped tilted into a one-cell plate's hole settles on
   // benchmarks/scenes/peg_in_hole_one_cell.yaml: the plate is one cell (a box less a blind hole), model volumetric;
   // 0.45 mm off the axis and tilted 2°, the peg slides down the hole's wall and wedges across it on the way down. Before,
   // the run stopped on the energy check at 0.072 s; with the area normal and one patch the peg ended lying 39° over the
-  // hole's rim, its lower end 0.7 mm in. Checks as for the hand-split plate (tests/geometry_area_vector_test.cpp):
-  // the energy never rises by more than the bristles can hold (5e-6 J), and the peg ends in its hole with its lowest
-  // point at the floor (z = −0.02) within 0.1 mm.
-  namespace fs = std::filesystem;
-  const fs::path dir = cli::temp_dir("patches_test");
-  const std::string out = (dir / "peg.h5").string();
-  const cli::Run r =
-      cli::run_command(cli::kVcsim + " run " + cli::kSource + "/benchmarks/scenes/peg_in_hole_one_cell.yaml -q -o " + out);
-  INFO(r.output);
-  REQUIRE(r.status == 0);
-  const int status = cli::run_python_check(dir, cli::kCheckPrelude, "f = h5py.File('" + out + "')\n" + R"PY(
-E = f['energy/total'][:]
-expect('largest rise of the total energy above its running minimum (J)', np.max(E - np.minimum.accumulate(E)), 0, 5e-6)
-p = f['bodies/peg/position'][-1]
-w, x, y, z = f['bodies/peg/orientation'][-1]
-axis = np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])
-end = p - 0.03 * axis
-expect('radial offset of the lower end (m)', np.hypot(end[0], end[1]), 0, 0.00055)
-expect("height of the lower end's lowest point (m)", end[2] - 0.01 * np.sqrt(1 - axis[2] ** 2), -0.0201, -0.0199)
-)PY");
-  CHECK(status == 0);
-  fs::remove_all(dir);
+  // hole's rim, its lower end 0.7 mm in. The checks: tests/peg_drop_check.h.
+  check_peg_settles_in_hole("peg_in_hole_one_cell");
 }
