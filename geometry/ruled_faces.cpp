@@ -1390,6 +1390,7 @@ void piece_values(Problem& pb, const Panel& p, std::array<Moments, 2>& part) {
   part = {};
   Moments node[2];
   auto add = [&](double x, double w) {
+    node[0] = node[1] = Moments{};  // a node whose chord is empty leaves them as they are
     pb.ruling_moments(f, x, nullptr, nullptr, node);
     for (int j = 0; j < 2; ++j)
       for (size_t c = 0; c < node[j].size(); ++c) part[j][c] += w * node[j][c];
