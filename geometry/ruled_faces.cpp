@@ -1426,20 +1426,38 @@ int lens_pieces(const std::vector<Panel>& panels, std::vector<int>& piece) {
     const Panel& p = panels[s / 2];
     return !(p.b > p.a) || (p.lo[s % 2].array() > p.hi[s % 2].array()).any();
   };
+  // The sheets' boxes, each grown by a quarter of its diagonal (two grown boxes meet exactly where the pair's test,
+  // lo_a − (g_a + g_b) ≤ hi_b on every axis, holds), swept along x: on a deep pose, testing
+  // every pair of sheets took 68 % of a run's time (a square peg flat on a round hole's floor).
+  struct Grown {
+    Vec3 lo, hi;
+    int sheet;
+  };
+  std::vector<Grown> boxes;
   for (int a = 0; a < n; ++a) {
     if (empty(a)) continue;
     const Panel& p = panels[a / 2];
-    const Vec3 &plo = p.lo[a % 2], &phi = p.hi[a % 2];
-    const double grow_a = 0.25 * (phi - plo).norm();
-    for (int b = a + 1; b < n; ++b) {
-      if (empty(b)) continue;
-      const Panel& q = panels[b / 2];
-      const Vec3 &qlo = q.lo[b % 2], &qhi = q.hi[b % 2];
-      const bool neighbours = !p.two() && !q.two() && p.face == q.face && (p.b == q.a || q.b == p.a);
-      const Vec3 grow = Vec3::Constant(grow_a + 0.25 * (qhi - qlo).norm());
-      const bool near = ((plo - grow).array() <= qhi.array()).all() && ((qlo - grow).array() <= phi.array()).all();
-      if (neighbours || near) join(a, b);
-    }
+    const Vec3 g = Vec3::Constant(0.25 * (p.hi[a % 2] - p.lo[a % 2]).norm());
+    boxes.push_back(Grown{p.lo[a % 2] - g, p.hi[a % 2] + g, a});
+  }
+  std::sort(boxes.begin(), boxes.end(), [](const Grown& x, const Grown& y) {
+    return x.lo.x() < y.lo.x() || (x.lo.x() == y.lo.x() && x.sheet < y.sheet);
+  });
+  for (size_t i = 0; i < boxes.size(); ++i)
+    for (size_t j = i + 1; j < boxes.size() && boxes[j].lo.x() <= boxes[i].hi.x(); ++j)
+      if ((boxes[i].lo.array() <= boxes[j].hi.array()).all() && (boxes[j].lo.array() <= boxes[i].hi.array()).all())
+        join(boxes[i].sheet, boxes[j].sheet);
+  // Single sheets of one face whose panels share an end: consecutive in (face, start) order.
+  std::vector<int> single;
+  for (int a = 0; a < n; ++a)
+    if (!empty(a) && !panels[a / 2].two()) single.push_back(a);
+  std::sort(single.begin(), single.end(), [&](int x, int y) {
+    const Panel &p = panels[x / 2], &q = panels[y / 2];
+    return p.face < q.face || (p.face == q.face && (p.a < q.a || (p.a == q.a && x < y)));
+  });
+  for (size_t i = 0; i + 1 < single.size(); ++i) {
+    const Panel &p = panels[single[i] / 2], &q = panels[single[i + 1] / 2];
+    if (p.face == q.face && p.b == q.a) join(single[i], single[i + 1]);
   }
   piece.assign(n, -1);
   std::vector<int> number(n, -1);
