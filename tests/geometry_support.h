@@ -1,5 +1,6 @@
 // Shared by the geometry tests and benchmarks: cells from primitives, random attitudes, references. No Catch here
-// (the benchmarks include it too): the checks that assert are in tests/geometry_checks.h.
+// (the benchmarks include it too): the checks that assert are in tests/geometry_checks.h. The definitions are in
+// tests/geometry_support.cpp, compiled once into vcsim_geometry_support rather than again in each test.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -24,75 +25,17 @@ using namespace vcsim;
 using namespace vcsim::geo;
 
 // One cell: a primitive, or the intersection of several.
-inline Cell make_cell(const std::vector<Primitive>& prims) {
-  CsgNode root;
-  if (prims.size() == 1) {
-    root.primitive = prims[0];
-  } else {
-    root.op = CsgNode::Op::Intersection;
-    for (const Primitive& p : prims) {
-      CsgNode c;
-      c.primitive = p;
-      c.where.key_path = "test.child";
-      root.children.push_back(c);
-    }
-  }
-  root.where.key_path = "test";
-  return make_body_geometry(root, "").cells.at(0);
-}
-inline Primitive primitive(PrimitiveKind kind) {
-  Primitive p;
-  p.kind = kind;
-  return p;
-}
-inline Primitive sphere(double r) {
-  Primitive p = primitive(PrimitiveKind::Sphere);
-  p.radius = r;
-  return p;
-}
-inline Primitive ellipsoid(const Vec3& radii) {  // semi-axes
-  Primitive p = primitive(PrimitiveKind::Ellipsoid);
-  p.radii = radii;
-  return p;
-}
-inline Primitive box(const Vec3& size, const Pose& pose = {}) {
-  Primitive p = primitive(PrimitiveKind::Box);
-  p.size = size;
-  p.pose = pose;
-  return p;
-}
-inline Primitive halfspace(const Pose& pose = {}) {
-  Primitive p = primitive(PrimitiveKind::HalfSpace);
-  p.pose = pose;
-  return p;
-}
+Cell make_cell(const std::vector<Primitive>& prims);
+Primitive primitive(PrimitiveKind kind);
+Primitive sphere(double r);
+Primitive ellipsoid(const Vec3& radii);
+Primitive box(const Vec3& size, const Pose& pose = {});
+Primitive halfspace(const Pose& pose = {});
 // One cell: `solid` less `hole` (the intersection with the hole's complement): a plate with a drilled hole, a slot.
-inline Cell cell_with_hole(const Primitive& solid, const Primitive& hole) {
-  CsgNode root, s, h, inner;
-  root.op = CsgNode::Op::Intersection;
-  h.op = CsgNode::Op::Complement;
-  s.primitive = solid, inner.primitive = hole;
-  for (CsgNode* c : {&root, &s, &h, &inner}) c->where.key_path = "test.hole";
-  h.children.push_back(inner);
-  root.children = {s, h};
-  return make_body_geometry(root, "").cells.at(0);
-}
+Cell cell_with_hole(const Primitive& solid, const Primitive& hole);
 // The grooved block of scenarios/ball_in_cylinder.yaml as one concave cell: a 2.4 x 8 x 1 m box (centre z = 0.3)
 // ∩ the complement of a 1 m radius infinite cylinder along Y (axis at z = 1), so the groove bottom is at z = 0.
-inline Cell groove_cell() {
-  CsgNode block, b, hole, cyl;
-  block.op = CsgNode::Op::Intersection;
-  b.primitive = box(Vec3(2.4, 8.0, 1.0), Pose{Vec3(0, 0, 0.3), Quat::Identity()});
-  cyl.primitive.kind = PrimitiveKind::InfiniteCylinder;
-  cyl.primitive.radius = 1.0;
-  cyl.primitive.pose = Pose{Vec3(0, 0, 1.0), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()))};
-  hole.op = CsgNode::Op::Complement;
-  hole.children.push_back(cyl);
-  block.where.key_path = "groove";
-  for (CsgNode* c : {&b, &hole, &hole.children[0]}) c->where.key_path = "groove.child";
-  block.children = {b, hole};
-  return make_body_geometry(block, "").cells.at(0);
-}
+Cell groove_cell();
 // A closed triangle mesh written by a test: vertices and outward (counter-clockwise seen from outside) triangles.
 struct Solid {
   std::vector<Vec3> v;
@@ -100,22 +43,10 @@ struct Solid {
 };
 
 // Writes the solid as an OBJ file in this process's temporary directory; returns its path.
-inline std::string write_obj(const Solid& s, const std::string& name) {
-  const std::string path = (scratch::dir("meshes") / (name + ".obj")).string();
-  std::ofstream out(path);
-  out.precision(17);
-  for (const Vec3& p : s.v) out << "v " << p.x() << " " << p.y() << " " << p.z() << "\n";
-  for (const auto& t : s.f) out << "f " << t[0] + 1 << " " << t[1] + 1 << " " << t[2] + 1 << "\n";
-  return path;
-}
+std::string write_obj(const Solid& s, const std::string& name);
 
 // A cell of one closed mesh read from a file.
-inline Cell mesh_cell(const std::string& path) {
-  Primitive p;
-  p.kind = PrimitiveKind::Mesh;
-  p.mesh_file = path;
-  return make_cell({p});
-}
+Cell mesh_cell(const std::string& path);
 
 // V and centroid of a solid cell ∩ a closed mesh by exact rays, an independent reference for pairs with a mesh: rays
 // along z in `frame` (the mesh's vertices and the solid's pose both moved by it; rays along a mesh's own axes can graze
@@ -125,194 +56,42 @@ struct RaysReference {
   double volume = 0;
   Vec3 centroid = Vec3::Zero();  // in `frame`
 };
-inline RaysReference mesh_solid_by_rays(const MeshLevelSet& mesh, const Cell& solid, const Pose& pose,
-                                        const Pose& frame, double x0, double x1, double y0, double y1, int n) {
-  std::vector<lines::Placed> placed;
-  for (const auto& cp : solid.impl->prims) placed.push_back(lines::place(cp, frame.compose(pose), Pose{}));
-  std::vector<std::array<Vec3, 3>> tris;
-  for (const auto& t : mesh.triangles) {
-    const std::array<Vec3, 3> w{frame.apply(mesh.vertices[t[0]]), frame.apply(mesh.vertices[t[1]]),
-                                frame.apply(mesh.vertices[t[2]])};
-    if (std::max({w[0].x(), w[1].x(), w[2].x()}) < x0 || std::min({w[0].x(), w[1].x(), w[2].x()}) > x1 ||
-        std::max({w[0].y(), w[1].y(), w[2].y()}) < y0 || std::min({w[0].y(), w[1].y(), w[2].y()}) > y1)
-      continue;
-    tris.push_back(w);
-  }
-  RaysReference out;
-  const double hx = (x1 - x0) / n, hy = (y1 - y0) / n;
-  std::vector<double> zs;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      const double x = x0 + (i + 0.5) * hx, y = y0 + (j + 0.5) * hy;
-      const lines::IntervalList chord =
-          lines::cell_line_set(placed, 0, placed.size(), Vec3(x, y, 0), Vec3::UnitZ(), -1e3, 1e3);
-      if (chord.n == 0) continue;
-      zs.clear();
-      for (const auto& t : tris) {
-        const Vec3 &a = t[0], &b = t[1], &c = t[2];
-        const double det = (b.x() - a.x()) * (c.y() - a.y()) - (c.x() - a.x()) * (b.y() - a.y());
-        if (det == 0) continue;
-        const double u = ((x - a.x()) * (c.y() - a.y()) - (c.x() - a.x()) * (y - a.y())) / det;
-        const double v = ((b.x() - a.x()) * (y - a.y()) - (x - a.x()) * (b.y() - a.y())) / det;
-        if (u < 0 || v < 0 || u + v > 1) continue;
-        zs.push_back(a.z() + u * (b.z() - a.z()) + v * (c.z() - a.z()));
-      }
-      std::sort(zs.begin(), zs.end());
-      lines::IntervalList in_mesh;
-      for (size_t k = 0; k + 1 < zs.size(); k += 2) in_mesh.push(zs[k], zs[k + 1]);
-      const lines::IntervalList both = lines::intersect(chord, in_mesh);
-      for (int k = 0; k < both.n; ++k) {
-        const double len = both.v[k][1] - both.v[k][0];
-        out.volume += len * hx * hy;
-        out.centroid += Vec3(x, y, 0.5 * (both.v[k][0] + both.v[k][1])) * len * hx * hy;
-      }
-    }
-  if (out.volume > 0) out.centroid /= out.volume;
-  return out;
-}
+RaysReference mesh_solid_by_rays(const MeshLevelSet& mesh, const Cell& solid, const Pose& pose,
+                                 const Pose& frame, double x0, double x1, double y0, double y1, int n);
 
 // A bipyramid (convex, 2N facets): a ring of N points of radius r at z = 0, apexes at ±h.
-inline Solid bipyramid(int N, double r, double h) {
-  Solid s;
-  for (int k = 0; k < N; ++k) s.v.emplace_back(r * std::cos(2 * M_PI * k / N), r * std::sin(2 * M_PI * k / N), 0);
-  s.v.emplace_back(0, 0, h);
-  s.v.emplace_back(0, 0, -h);
-  for (int k = 0; k < N; ++k) {
-    s.f.push_back({k, (k + 1) % N, N});
-    s.f.push_back({(k + 1) % N, k, N + 1});
-  }
-  return s;
-}
+Solid bipyramid(int N, double r, double h);
 
 // A prism of height H over a counter-clockwise polygon whose cap is fanned from vertex `apex` (which must see every
 // other vertex: any vertex of a convex polygon, the reflex vertex of an L).
-inline Solid prism(const std::vector<Vec3>& poly, double H, int apex) {
-  Solid s;
-  const int N = static_cast<int>(poly.size());
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), 0);
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), H);
-  for (int k = 0; k < N; ++k) {
-    const int j = (k + 1) % N;
-    s.f.push_back({k, j, N + j});
-    s.f.push_back({k, N + j, N + k});
-  }
-  for (int k = 1; k + 1 < N; ++k) {
-    const int a = (apex + k) % N, b = (apex + k + 1) % N;
-    s.f.push_back({apex, b, a});              // bottom, facing -z
-    s.f.push_back({N + apex, N + a, N + b});  // top, facing +z
-  }
-  return s;
-}
+Solid prism(const std::vector<Vec3>& poly, double H, int apex);
 
 // A prism of height H over the polygon `poly` (counter-clockwise, star-shaped from the origin), z from 0 to H.
-inline Solid star_prism(const std::vector<Vec3>& poly, double H) {
-  Solid s;
-  const int N = static_cast<int>(poly.size());
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), 0);
-  for (const Vec3& p : poly) s.v.emplace_back(p.x(), p.y(), H);
-  s.v.emplace_back(0, 0, 0);
-  s.v.emplace_back(0, 0, H);
-  for (int k = 0; k < N; ++k) {
-    const int j = (k + 1) % N;
-    s.f.push_back({k, j, N + j});
-    s.f.push_back({k, N + j, N + k});
-    s.f.push_back({2 * N, j, k});          // bottom, facing −z
-    s.f.push_back({2 * N + 1, N + k, N + j});  // top, facing +z
-  }
-  return s;
-}
+Solid star_prism(const std::vector<Vec3>& poly, double H);
 
 // A cylinder, cone, capsule (radius, length along z; radius_top for a cone's top).
 // A ring torus: major radius R (its ring in the xy plane), tube radius r.
-inline Primitive torus(double R, double r) {
-  Primitive p;
-  p.kind = PrimitiveKind::Torus;
-  p.major_radius = R, p.minor_radius = r;
-  return p;
-}
+Primitive torus(double R, double r);
 
 // The column engine alone (closed forms off) at a tolerance: the general path and the tests' reference.
-inline QueryOptions column_engine(double tolerance = 1e-3) {
-  QueryOptions o;
-  o.tolerance = tolerance;
-  o.closed_forms = false;
-  return o;
-}
+QueryOptions column_engine(double tolerance = 1e-3);
 
-inline Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0) {
-  Primitive p = primitive(kind);
-  p.radius = radius;
-  p.length = length;
-  p.radius_top = radius_top;
-  return p;
-}
+Primitive rod(PrimitiveKind kind, double radius, double length, double radius_top = 0);
 
 // A star of 2n points alternating between radii r_outer (at angle 0) and r_inner, counter-clockwise, in z = 0.
-inline std::vector<Vec3> star_polygon(int n, double r_outer, double r_inner) {
-  std::vector<Vec3> star;
-  for (int k = 0; k < 2 * n; ++k) {
-    const double r = k % 2 ? r_inner : r_outer, a = M_PI * k / n;
-    star.emplace_back(r * std::cos(a), r * std::sin(a), 0);
-  }
-  return star;
-}
+std::vector<Vec3> star_polygon(int n, double r_outer, double r_inner);
 
 // The area of a polygon star-shaped from the origin (counter-clockwise, z = 0): its fan of triangles from the origin.
-inline double fan_area(const std::vector<Vec3>& poly) {
-  double area = 0;
-  for (size_t k = 0; k < poly.size(); ++k) area += 0.5 * poly[k].cross(poly[(k + 1) % poly.size()]).z();
-  return area;
-}
+double fan_area(const std::vector<Vec3>& poly);
 
 // A square tube along z: outer half-width a, inner b, from z = 0 to L (a solid with a hole through it).
-inline Solid square_tube(double a, double b, double L) {
-  Solid tube;
-  const Vec3 sq[4] = {{1, 1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, -1, 0}};
-  for (int z = 0; z < 2; ++z)
-    for (const double r : {a, b})
-      for (const Vec3& c : sq) tube.v.emplace_back(r * c.x(), r * c.y(), z * L);
-  // index: z*8 + (outer? 0 : 4) + corner
-  auto id = [](int z, int inner, int k) { return z * 8 + inner * 4 + (k % 4); };
-  for (int k = 0; k < 4; ++k) {
-    tube.f.push_back({id(0, 0, k), id(0, 0, k + 1), id(1, 0, k + 1)});  // outer wall, facing out
-    tube.f.push_back({id(0, 0, k), id(1, 0, k + 1), id(1, 0, k)});
-    tube.f.push_back({id(0, 1, k + 1), id(0, 1, k), id(1, 1, k)});      // inner wall, facing the hole
-    tube.f.push_back({id(0, 1, k + 1), id(1, 1, k), id(1, 1, k + 1)});
-    tube.f.push_back({id(1, 0, k), id(1, 0, k + 1), id(1, 1, k + 1)});  // top ring, facing +z
-    tube.f.push_back({id(1, 0, k), id(1, 1, k + 1), id(1, 1, k)});
-    tube.f.push_back({id(0, 0, k + 1), id(0, 0, k), id(0, 1, k)});      // bottom ring, facing −z
-    tube.f.push_back({id(0, 0, k + 1), id(0, 1, k), id(0, 1, k + 1)});
-  }
-  return tube;
-}
+Solid square_tube(double a, double b, double L);
 
 // The unit-free box [0, sx] x [0, sy] x [0, sz] as a mesh (centred by the loader's frame: the file's coordinates).
-inline Solid box_solid(const Vec3& lo, const Vec3& hi) {
-  Solid s = prism({Vec3(lo.x(), lo.y(), 0), Vec3(hi.x(), lo.y(), 0), Vec3(hi.x(), hi.y(), 0), Vec3(lo.x(), hi.y(), 0)},
-                  hi.z() - lo.z(), 0);
-  for (Vec3& p : s.v) p.z() += lo.z();
-  return s;
-}
+Solid box_solid(const Vec3& lo, const Vec3& hi);
 
 // Gauss-Legendre nodes and weights on [-1, 1] (Newton on the Legendre recurrence).
-inline void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w) {
-  x.assign(n, 0), w.assign(n, 0);
-  for (int i = 0; i < n; ++i) {
-    double t = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 1;
-    for (int it = 0; it < 100; ++it) {
-      double p0 = 1, p1 = t;
-      for (int k = 2; k <= n; ++k) {
-        const double p2 = ((2 * k - 1) * t * p1 - (k - 1) * p0) / k;
-        p0 = p1, p1 = p2;
-      }
-      dp = n * (t * p1 - p0) / (t * t - 1);
-      const double dt = p1 / dp;
-      t -= dt;
-      if (std::abs(dt) < 1e-16) break;
-    }
-    x[i] = t, w[i] = 2 / ((1 - t * t) * dp * dp);
-  }
-}
+void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w);
 
 // Cylinder A (radius a) along x through the origin, cylinder B (radius b) along y with its axis at height h, both
 // long enough that their ends stay clear. At height z the lens's section is the rectangle |y| ≤ Y = √(a² − z²),
@@ -321,34 +100,12 @@ inline void gauss_legendre(int n, std::vector<double>& x, std::vector<double>& w
 struct CrossedReference {
   double V = 0, zc = 0, xx = 0, yy = 0, zz = 0;  // V, centroid height, second moments about the centroid
 };
-inline CrossedReference crossed_cylinders(double a, double b, double h) {
-  const int n = 400;
-  std::vector<double> x, w;
-  gauss_legendre(n, x, w);
-  const double z0 = h - b, z1 = a, m = 0.5 * (z0 + z1), half = 0.5 * (z1 - z0);
-  double V = 0, Mz = 0, Ixx = 0, Iyy = 0, Izz = 0;
-  for (int i = 0; i < n; ++i) {
-    const double theta = 0.5 * M_PI * (x[i] + 1), wt = w[i] * 0.5 * M_PI * half * std::sin(theta);
-    const double z = m - half * std::cos(theta);
-    const double Y = std::sqrt(std::max(a * a - z * z, 0.0)), X = std::sqrt(std::max(b * b - (z - h) * (z - h), 0.0));
-    V += wt * 4 * X * Y, Mz += wt * 4 * X * Y * z, Izz += wt * 4 * X * Y * z * z;
-    Ixx += wt * 4.0 / 3 * X * X * X * Y, Iyy += wt * 4.0 / 3 * X * Y * Y * Y;
-  }
-  CrossedReference r;
-  r.V = V, r.zc = Mz / V, r.xx = Ixx, r.yy = Iyy, r.zz = Izz - V * r.zc * r.zc;
-  return r;
-}
+CrossedReference crossed_cylinders(double a, double b, double h);
 
 // The height z in [lo, hi] at which b, at `at` + z e_z with attitude qb, overlaps a (at pa) by V = target: bisection,
 // V falling from lo to hi (b lowered onto a from above).
-inline double height_for_volume(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at,
-                                double target, double lo, double hi, int iterations, const QueryOptions& options = {}) {
-  for (int it = 0; it < iterations; ++it) {
-    const double z = 0.5 * (lo + hi);
-    (interference(a, pa, b, Pose{at + Vec3(0, 0, z), qb}, options).volume > target ? lo : hi) = z;
-  }
-  return hi;
-}
+double height_for_volume(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at,
+                         double target, double lo, double hi, int iterations, const QueryOptions& options = {});
 
 // V, the centroid and J about it (unit density), for references computed independently.
 struct MomentsReference {
@@ -357,23 +114,10 @@ struct MomentsReference {
   Mat3 J = Mat3::Zero();
 };
 // From raw sums (V, ∫x, ∫x xᵀ).
-inline MomentsReference moments_from_raw(double V, const Vec3& m1, const Mat3& m2) {
-  MomentsReference r;
-  r.V = V, r.c = m1 / V;
-  const Mat3 S = m2 - V * r.c * r.c.transpose();  // second moments about the centroid
-  r.J = S.trace() * Mat3::Identity() - S;
-  return r;
-}
-inline MomentsReference moments_of(const Interference& q) {
-  MomentsReference r;
-  r.V = q.volume, r.c = q.centroid, r.J = q.inertia;
-  return r;
-}
+MomentsReference moments_from_raw(double V, const Vec3& m1, const Mat3& m2);
+MomentsReference moments_of(const Interference& q);
 // Uniformly distributed over rotations (a normalised Gaussian quaternion).
-inline Quat random_rotation(std::mt19937& rng) {
-  std::normal_distribution<double> g;
-  return Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
-}
+Quat random_rotation(std::mt19937& rng);
 
 // Smoothness of V along a sequence of poses against the exact volumes Vx at the same poses: how many steps fail to
 // increase V, and the largest |second difference of V − that of Vx| relative to the first difference of V.
@@ -381,34 +125,14 @@ struct Smoothness {
   int non_increasing = 0;
   double worst = 0;
 };
-inline Smoothness smoothness(const std::vector<double>& V, const std::vector<double>& Vx) {
-  Smoothness s;
-  for (size_t k = 0; k + 2 < V.size(); ++k) {
-    if (!(V[k + 1] > V[k])) ++s.non_increasing;
-    const double d2 = V[k + 2] - 2 * V[k + 1] + V[k], d2x = Vx[k + 2] - 2 * Vx[k + 1] + Vx[k];
-    s.worst = std::max(s.worst, std::abs(d2 - d2x) / std::abs(V[k + 1] - V[k]));
-  }
-  return s;
-}
+Smoothness smoothness(const std::vector<double>& V, const std::vector<double>& Vx);
 
 // V along a lowering of b (attitude qb) onto a: from `at` + hi e_z down n − 1 steps of `step`.
-inline std::vector<double> lowered_volumes(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at,
-                                           double hi, int n, double step) {
-  std::vector<double> V(n);
-  for (int k = 0; k < n; ++k) V[k] = interference(a, pa, b, Pose{at + Vec3(0, 0, hi - k * step), qb}).volume;
-  return V;
-}
+std::vector<double> lowered_volumes(const Cell& a, const Pose& pa, const Cell& b, const Quat& qb, const Vec3& at,
+                                    double hi, int n, double step);
 // Smoothness without a reference: the steps that fail to increase V, and the largest third difference relative to
 // the first (O(step²) of it for a smooth V(h); a staircase, a jump or a kink shows as O(1)).
-inline Smoothness third_differences(const std::vector<double>& V) {
-  Smoothness s;
-  for (size_t k = 0; k + 3 < V.size(); ++k) {
-    if (!(V[k + 1] > V[k])) ++s.non_increasing;
-    const double d3 = V[k + 3] - 3 * V[k + 2] + 3 * V[k + 1] - V[k];
-    s.worst = std::max(s.worst, std::abs(d3) / (V[k + 1] - V[k]));
-  }
-  return s;
-}
+Smoothness third_differences(const std::vector<double>& V);
 
 // A pose as bench_every_pair draws them (and prints them): cell a's primitive at the origin turned by qa, cell b at
 // `at` turned by qb.
@@ -425,59 +149,10 @@ struct PairPose {
 // V, the centroid and J by exact chords along `near`'s normal on an n x n midpoint grid over the footprint (found by a
 // 400 x 400 pass): an independent reference for pairs without a closed form (1000 and 2000 across agree to ~1e-5 of V
 // on two tori). Along each chord x, y are constant and z, z² integrate exactly.
-inline MomentsReference chords_moments(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb,
-                                       const Interference& near, int n) {
-  const Pose frame{near.centroid, Quat::FromTwoVectors(Vec3::UnitZ(), near.normal_estimate.normalized())};
-  std::vector<lines::Placed> prims;
-  for (const CellPrimitive& cp : a.impl->prims) prims.push_back(lines::place(cp, pa, frame));
-  const size_t na = prims.size();
-  for (const CellPrimitive& cp : b.impl->prims) prims.push_back(lines::place(cp, pb, frame));
-  Vec3 lo, hi, lo_b, hi_b;
-  lines::placed_cell_bounds(prims, 0, na, lo, hi);
-  lines::placed_cell_bounds(prims, na, prims.size(), lo_b, hi_b);
-  lo = lo.cwiseMax(lo_b), hi = hi.cwiseMin(hi_b);
-  double x0 = lo.x(), x1 = hi.x(), y0 = lo.y(), y1 = hi.y(), V = 0;
-  Vec3 m1 = Vec3::Zero();
-  Mat3 m2 = Mat3::Zero();
-  for (int count : {400, n}) {
-    const double hx = (x1 - x0) / count, hy = (y1 - y0) / count;
-    double fx0 = 1e300, fx1 = -1e300, fy0 = 1e300, fy1 = -1e300;
-    V = 0, m1.setZero(), m2.setZero();
-    for (int i = 0; i < count; ++i)
-      for (int j = 0; j < count; ++j) {
-        const double x = x0 + (i + 0.5) * hx, y = y0 + (j + 0.5) * hy;
-        const auto set = lines::cell_line_set(prims, 0, prims.size(), Vec3(x, y, 0), Vec3::UnitZ(), lo.z() - 1e-3,
-                                              hi.z() + 1e-3);
-        double length = 0, z1 = 0, z2 = 0;  // ∫dz, ∫z dz, ∫z² dz
-        for (int k = 0; k < set.n; ++k) {
-          const double s = set.v[k][0], e = set.v[k][1];
-          length += e - s, z1 += (e * e - s * s) / 2, z2 += (e * e * e - s * s * s) / 3;
-        }
-        if (!(length > 0)) continue;
-        const double dA = hx * hy;
-        V += length * dA;
-        m1 += Vec3(x * length, y * length, z1) * dA;
-        Mat3 t;
-        t << x * x * length, x * y * length, x * z1, x * y * length, y * y * length, y * z1, x * z1, y * z1, z2;
-        m2 += t * dA;
-        // Four cells beyond the last one met: a sliver narrower than the first grid's cells (a cone's tip through the
-        // other cell, ~1.4 cells long where it is narrower than one) would otherwise fall outside the second grid.
-        fx0 = std::min(fx0, x - 4 * hx), fx1 = std::max(fx1, x + 4 * hx), fy0 = std::min(fy0, y - 4 * hy),
-        fy1 = std::max(fy1, y + 4 * hy);
-      }
-    if (fx0 > fx1) return {};
-    x0 = std::max(x0, fx0), x1 = std::min(x1, fx1), y0 = std::max(y0, fy0), y1 = std::min(y1, fy1);
-  }
-  // From the frame to the world: x = R x_f + t.
-  const Mat3 R = frame.rotation.toRotationMatrix();
-  const Vec3 t = frame.position, r1 = R * m1;
-  const Mat3 w2 = R * m2 * R.transpose() + r1 * t.transpose() + t * r1.transpose() + V * t * t.transpose();
-  return moments_from_raw(V, r1 + V * t, w2);
-}
+MomentsReference chords_moments(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb,
+                                const Interference& near, int n);
 
 // V alone, as above.
-inline double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb, const Interference& near, int n) {
-  return chords_moments(a, pa, b, pb, near, n).V;
-}
+double chords_volume(const Cell& a, const Pose& pa, const Cell& b, const Pose& pb, const Interference& near, int n);
 
 }  // namespace geometry_support
