@@ -122,8 +122,7 @@ void CellularContact::evaluate(double, const BodyKinematics& bi, const BodyKinem
   for (int k = 0; k < np; ++k) {
     if (!ev[k].in_contact) continue;
     n += (ev[k].normal_force > 0 ? ev[k].normal_force : ev[k].volume) * ev[k].normal;
-    const Vec3 d = ev[k].centroid - P;
-    J += inertia[k] + ev[k].volume * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+    J += inertia_moved(inertia[k], ev[k].volume, ev[k].centroid - P);
   }
   ContactDiagnostics d;
   if (active > 0 && n.squaredNorm() > 0) {

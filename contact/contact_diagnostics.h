@@ -31,6 +31,12 @@ void centre_of_pressure(const Vec3& n, const Vec3& F, const Vec3& p, const Vec3&
 constexpr double kDimensionRatio = 4.0;
 double contact_dimension(double volume, const Mat3& inertia, const Vec3& n);
 
+// The inertia (unit density) of a volume V about a point at d from its centroid, given J about the centroid: the
+// parallel axes. Sums of pieces about a common point add up.
+inline Mat3 inertia_moved(const Mat3& J, double V, const Vec3& d) {
+  return J + V * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+}
+
 // The diagnostic channels every model ends its row with: centre_of_pressure, normal_moment, contact_dimension and,
 // unless the model wrote it earlier, active_pairs.
 void write_diagnostics(ChannelRow& row, const ContactDiagnostics& d, bool with_active_pairs = true);

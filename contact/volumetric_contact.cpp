@@ -160,11 +160,8 @@ geo::Interference merged(const geo::Interference& a, const geo::Interference& b)
   geo::Interference m = a;
   m.volume = a.volume + b.volume;
   m.centroid = (a.volume * a.centroid + b.volume * b.centroid) / m.volume;
-  auto moved = [&](const geo::Interference& x) {
-    const Vec3 d = x.centroid - m.centroid;
-    return Mat3(x.inertia + x.volume * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()));
-  };
-  m.inertia = moved(a) + moved(b);
+  m.inertia = inertia_moved(a.inertia, a.volume, a.centroid - m.centroid) +
+              inertia_moved(b.inertia, b.volume, b.centroid - m.centroid);
   m.area = a.area + b.area;
   if (m.area.squaredNorm() > 0) m.normal_estimate = -m.area.normalized();
   m.hypervolume = m.volume;  // patches come from the ruled faces only, at hyper_n = 1
@@ -181,27 +178,29 @@ void patches_in_slots(const geo::Interference& q, const VolumetricMemory* mem, i
     if (q.overlap) out[0] = q;
     return;
   }
-  std::vector<geo::Interference> pieces = q.patches;
-  if (pieces.empty()) {
-    pieces.push_back(q);
-    pieces.back().patches.clear();
-  }
-  // Beyond the slots: each further piece (the smallest: pieces come largest first) into the nearest kept.
-  while (static_cast<int>(pieces.size()) > slots) {
-    const geo::Interference extra = pieces.back();
-    pieces.pop_back();
-    size_t best = 0;
-    for (size_t k = 1; k < pieces.size(); ++k)
-      if ((pieces[k].centroid - extra.centroid).norm() < (pieces[best].centroid - extra.centroid).norm()) best = k;
-    pieces[best] = merged(pieces[best], extra);
+  // The pieces by reference (no copies on this path, which runs at every evaluation); the whole query where it
+  // reports none (then its `patches` is empty, so a copy of it carries none).
+  std::array<const geo::Interference*, kPatchSlots> piece{};
+  std::array<geo::Interference, kPatchSlots> joined;  // pieces with further ones merged into them
+  const int given = static_cast<int>(q.patches.size());
+  const int n = given == 0 ? 1 : std::min(given, slots);
+  if (given == 0) piece[0] = &q;
+  for (int k = 0; k < n && given > 0; ++k) piece[k] = &q.patches[k];
+  // Beyond the slots: each further piece, smallest first (pieces come largest first), into the nearest kept.
+  for (int e = given - 1; e >= slots; --e) {
+    const geo::Interference& extra = q.patches[e];
+    int best = 0;
+    for (int k = 1; k < n; ++k)
+      if ((piece[k]->centroid - extra.centroid).norm() < (piece[best]->centroid - extra.centroid).norm()) best = k;
+    joined[best] = merged(*piece[best], extra);
+    piece[best] = &joined[best];
   }
   // Each piece to a slot: the assignment with the least total distance from the pieces to the anchors of their slots,
   // where a slot out of contact counts as farther than any anchor (so a slot in contact keeps the piece nearest it, and
   // a new piece takes a free slot). Ties keep the first assignment in lexicographic order: deterministic.
-  auto cost = [&](int piece, int slot) {
-    return mem[slot].in_contact ? (pose_i.apply(mem[slot].anchor) - pieces[piece].centroid).norm() : 1e6;
+  auto cost = [&](int k, int slot) {
+    return mem[slot].in_contact ? (pose_i.apply(mem[slot].anchor) - piece[k]->centroid).norm() : 1e6;
   };
-  const int n = static_cast<int>(pieces.size());
   std::array<int, kPatchSlots> order, slot_of;
   for (int k = 0; k < slots; ++k) order[k] = k;
   double best = std::numeric_limits<double>::infinity();
@@ -210,7 +209,7 @@ void patches_in_slots(const geo::Interference& q, const VolumetricMemory* mem, i
     for (int k = 0; k < n; ++k) total += cost(k, order[k]);
     if (total < best) best = total, slot_of = order;
   } while (std::next_permutation(order.begin(), order.begin() + slots));
-  for (int k = 0; k < n; ++k) out[slot_of[k]] = std::move(pieces[k]);
+  for (int k = 0; k < n; ++k) out[slot_of[k]] = *piece[k];
 }
 
 VolumetricContact::VolumetricContact(const ModelParams& params, geo::Cell cell_i, geo::Cell cell_j,
