@@ -54,11 +54,13 @@ struct Mapped {
 // The edge of a set {f > 0} between `in` (f > 0) and `out` (f <= 0): false position with the Illinois step,
 // bisection where f is not finite, to within `tol`. f returns (value, signature); both sides are returned with their
 // signatures (which faces bound the set just inside and just outside).
-// Two false-position steps that do not halve the bracket between them are followed by a bisection, so the bracket at
-// least halves every three steps and `tol` is always reached (≤ 3 log2(width / tol) steps). Without it, false position
-// could crawl towards a point where f touches 0 from outside the set, away from the edge: a square peg flat on a round
-// hole's floor took 40–100 steps in 11 000 of its searches, 650 of them ending unconverged at the cap, and one such run
-// search returned its first sample as the run's end, dropping 8 % of V (bench_holes 20 1, countersink/box pose 12).
+// Four false-position steps that do not halve the bracket between them are followed by a bisection, so the bracket at
+// least halves every five steps and `tol` is always reached (≤ 5 log2(width / tol) steps; the cap of 300 is 2^-60).
+// Without it, false position could crawl towards a point where f touches 0 from outside the set, away from the edge:
+// a square peg flat on a round hole's floor took 40–100 steps in 11 000 of its searches, 650 of them ending
+// unconverged at the old cap of 100, and one such run search returned its first sample as the run's end, dropping
+// 8 % of V (bench_holes 20 1, countersink/box pose 12). After two steps instead of four, the convex lens's searches
+// lost more to the bisections than they gained (an ellipsoid on a ball: 36 → 55 µs a query; 39 after four).
 struct Edge {
   double in = 0, out = 0;
   long sig_in = 0, sig_out = 0;
@@ -68,9 +70,9 @@ Edge find_edge(const F& f, double in, double f_in, long s_in, double out, double
                double tol) {
   int side = 0, slow = 0;
   double halved = std::abs(out - in);  // the bracket's width when it last halved
-  for (int it = 0; it < 200 && std::abs(out - in) > tol; ++it) {
+  for (int it = 0; it < 300 && std::abs(out - in) > tol; ++it) {
     double x = 0.5 * (in + out);
-    if (slow < 2 && std::isfinite(f_out) && std::isfinite(f_in) && f_in != f_out)
+    if (slow < 4 && std::isfinite(f_out) && std::isfinite(f_in) && f_in != f_out)
       x = in - f_in * (out - in) / (f_out - f_in);
     if (!(x > std::min(in, out) && x < std::max(in, out))) x = 0.5 * (in + out);
     const auto [fx, sx] = f(x);
