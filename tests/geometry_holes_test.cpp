@@ -42,6 +42,14 @@ Primitive cylinder_hole(double length, double centre_z) {
   p.pose.position = Vec3(0, 0, centre_z);
   return p;
 }
+// A countersink: a frustum from r 6 mm at the plate's bottom face to 12.5 mm at its top face.
+Primitive countersink() {
+  Primitive p = rod(PrimitiveKind::Cone, 0.006, 0.03, 0.0125);
+  p.pose.position = Vec3(0, 0, -0.015);
+  return p;
+}
+// A 14 mm square peg, 60 mm long.
+Cell square_peg() { return make_cell({box(Vec3(0.014, 0.014, 0.06))}); }
 
 // Moments of a plane region's section: ∫1, ∫x, ∫x², ∫y² (∫y and ∫xy vanish where the region is symmetric in y).
 struct Section {
@@ -203,12 +211,9 @@ TEST_CASE("holes: tilted pegs at random poses, against exact chords and through 
     const char* name;
     Cell plate;
   };
-  const double sink_top = 0.0125;  // a countersink: a frustum from r 6 mm at the bottom to 12.5 mm at the top face
-  Primitive sink = rod(PrimitiveKind::Cone, 0.006, 0.03, sink_top);
-  sink.pose.position = Vec3(0, 0, -0.015);
   const std::vector<Fixture> fixtures{{"through hole", plate_with(through_hole())},
                                       {"blind hole", plate_with(cylinder_hole(0.0202, -0.0099))},
-                                      {"countersink", plate_with(sink)},
+                                      {"countersink", plate_with(countersink())},
                                       {"slot", plate_with(box(Vec3(0.0212, 0.0212, 0.05),
                                                               Pose{Vec3(0, 0, -0.015), Quat::Identity()}))}};
   const std::vector<Cell> pegs{make_cell({rod(PrimitiveKind::Cylinder, kPeg, 0.06)}),
@@ -254,7 +259,7 @@ TEST_CASE("holes: a square peg turned in a square slot, where the slot's walls r
   // where a hole's plane along its rulings starts taking them out whole: the run beyond the slot's wall on the plate's
   // bottom face lay between two samples, its chords' length jumping from negative to positive there.
   const Cell plate = plate_with(box(Vec3(0.0212, 0.0212, 0.05), Pose{Vec3(0, 0, -0.015), Quat::Identity()}));
-  const Cell peg = make_cell({box(Vec3(0.014, 0.014, 0.06))});
+  const Cell peg = square_peg();
   const Pose pose{Vec3(-0.0051295379541876603, 0.0029585359971207774, -0.026910708578185807),
                   Quat(0.75766038893399767, 0.0012588298668076564, -0.10077603196818251, 0.64482039496940369)};
   const Interference q = served(peg, pose, plate);
@@ -271,10 +276,8 @@ TEST_CASE("holes: a box in a countersink, where a chord vanishes inside the hole
   // position at that run's end spent its 100 steps 0.3 mm short. With the length continuous there: 2.0e-5 in that
   // direction, and with false position's crawl cut short by bisections (lens::find_edge) 8.4e-15: the same as the
   // random poses' 1e-7 now bounds it.
-  Primitive sink = rod(PrimitiveKind::Cone, 0.006, 0.03, 0.0125);
-  sink.pose.position = Vec3(0, 0, -0.015);
-  const Cell plate = plate_with(sink);
-  const Cell peg = make_cell({box(Vec3(0.014, 0.014, 0.06))});
+  const Cell plate = plate_with(countersink());
+  const Cell peg = square_peg();
   const Pose pose{Vec3(0.0056784128981339057, -0.0049501503788939609, 0.026801647419311948),
                   Quat(0.44294031824636976, 0.10980356914601738, -0.035792473558826345, -0.88908152017188014)};
   const Interference q = served(peg, pose, plate);
@@ -323,10 +326,8 @@ TEST_CASE("holes: a box in a countersink whose run end search crawled and droppe
   // vanishes tangentially beyond the edge and stopped at its 100 steps next to the inner sample: the run's other two
   // states, 2.6 mm of rulings, were lost and V came out 8.1 % low. Whether it happened hung on the frame's origin in
   // its last bits; both origins are taken here.
-  Primitive sink = rod(PrimitiveKind::Cone, 0.006, 0.03, 0.0125);
-  sink.pose.position = Vec3(0, 0, -0.015);
-  const Cell plate = plate_with(sink);
-  const Cell peg = make_cell({box(Vec3(0.014, 0.014, 0.06))});
+  const Cell plate = plate_with(countersink());
+  const Cell peg = square_peg();
   const Pose pose{Vec3(0.0049040406726279222, -0.0022486967726969682, 0.015555120059803831),
                   Quat(0.74829209081106074, -0.13466212339637978, -0.013995779937327354, 0.64940678892042336)};
   const Interference q = served(peg, pose, plate);
