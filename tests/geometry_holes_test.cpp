@@ -274,8 +274,8 @@ TEST_CASE("holes: a box in a countersink, where a chord vanishes inside the hole
   // bench_holes seed 2, pose 8 of box–countersink. In one field direction (the first of seed 1) V came out 2.6e-3 low:
   // where a box face's chord shrank to nothing inside the hole, its signed length jumped from −1.1e-3 to 0, and false
   // position at that run's end spent its 100 steps 0.3 mm short. With the length continuous there: 2.0e-5 in that
-  // direction, and with false position's crawl cut short by bisections (lens::find_edge) 8.4e-15: the same as the
-  // random poses' 1e-7 now bounds it.
+  // direction; with false position's crawls cut short by bisections (lens::find_edge), 8.4e-15, so the random poses'
+  // bound of 1e-7 now holds here too.
   const Cell plate = plate_with(countersink());
   const Cell peg = square_peg();
   const Pose pose{Vec3(0.0056784128981339057, -0.0049501503788939609, 0.026801647419311948),
