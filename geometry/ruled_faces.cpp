@@ -1797,6 +1797,91 @@ std::optional<RawMoments> split_moments(const CellPrimitives& a, const Pose& pos
   return sum;
 }
 
+// A blind hole's floor (a cylinder's or cone's end inside its cell, the other end outside): the half-space beyond the
+// floor's plane, in the holed cell's body frame (a HalfSpace holds its local z < 0; here z points into the hole).
+// Nothing for a hole through its cell, a closed cavity, or a hole of another kind.
+std::optional<Pose> beyond_hole_floor(const CellPrimitives& cell) {
+  const auto hole = std::find_if(cell.begin(), cell.end(), [](const CellPrimitive& cp) { return cp.complement; });
+  if (hole == cell.end()) return std::nullopt;
+  const Primitive& h = hole->primitive;
+  if (h.kind != PrimitiveKind::Cylinder && h.kind != PrimitiveKind::Cone) return std::nullopt;
+  const double margin = 1e-9 * (h.length + std::max(h.radius, h.radius_top));
+  std::optional<Pose> floor;
+  for (const double end : {-1.0, 1.0}) {
+    const Vec3 centre = h.pose.apply(Vec3(0, 0, end * 0.5 * h.length));
+    bool inside = true;
+    for (const CellPrimitive& cp : cell) {
+      if (cp.complement) continue;
+      const lines::Placed p = lines::place(cp, Pose{}, Pose{});
+      inside = inside && lines::sdf_local(p, p.A * centre + p.b) < -margin;
+    }
+    if (!inside) continue;
+    if (floor) return std::nullopt;  // both ends inside: a closed cavity
+    const Quat into_hole = end < 0 ? Quat::Identity() : Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()));
+    floor = h.pose.compose(Pose{Vec3(0, 0, end * 0.5 * h.length), into_hole});
+  }
+  return floor;
+}
+
+// Whether a cell (at its pose) reaches both sides of the plane through p with unit normal n, both in the world: its
+// extent along ±n bounded by each primitive's support (an intersection reaches no further than any of its members).
+bool straddles(const CellPrimitives& cell, const Pose& pose, const Vec3& p, const Vec3& n) {
+  double up = kInf, down = kInf;
+  for (const CellPrimitive& cp : cell) {
+    if (cp.complement) continue;
+    const lines::Placed placed = lines::place(cp, pose, Pose{});
+    up = std::min(up, lines::support(placed, n) - n.dot(p));
+    down = std::min(down, lines::support(placed, -n) + n.dot(p));
+  }
+  return up > 0 && down > 0;
+}
+
+// A blind hole's floor meets its wall in a concave corner: a peg resting on the floor with its corners on the wall
+// makes one connected lens, a U whose area vector lies between the floor's normal and the wall's, and whose one normal
+// jumps between them (docs/contact-models.md, "A patch in a concave corner"). Cut at the floor's plane, each side is a
+// pair the ruled faces take as they are: beyond it the cell without its hole (convex), on the hole's side a hole that
+// the plane now ends flush (dropped, as a hole through its cell), whose pieces the corners are. The two add up to the
+// lens; the pieces are the floor's part and the wall's pieces. Nothing (the caller takes the lens whole) when the pair
+// has no such floor, the other cell lies on one side of its plane, or either side is declined.
+std::optional<RawMoments> split_at_hole_floor(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
+                                              const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
+                                              std::vector<RawMoments>& pieces) {
+  const bool hole_in_a = ruled_holes(a) == 1;
+  const CellPrimitives& holed = hole_in_a ? a : b;
+  const std::optional<Pose> beyond = beyond_hole_floor(holed);
+  if (!beyond) return std::nullopt;
+  const Pose plane = (hole_in_a ? pose_a : pose_b).compose(*beyond);
+  if (!straddles(hole_in_a ? b : a, hole_in_a ? pose_b : pose_a, plane.position, plane.rotation * Vec3::UnitZ()))
+    return std::nullopt;
+  CellPrimitive cut;
+  cut.primitive.kind = PrimitiveKind::HalfSpace;
+  cut.primitive.pose = *beyond;
+  CellPrimitives floor_side, hole_side = holed;
+  for (const CellPrimitive& cp : holed)
+    if (!cp.complement) floor_side.push_back(cp);
+  floor_side.push_back(cut);
+  cut.primitive.pose = beyond->compose(Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()))});
+  hole_side.push_back(cut);
+  auto side = [&](const CellPrimitives& cell, std::vector<RawMoments>* side_pieces) {
+    return hole_in_a ? split_moments(cell, pose_a, b, pose_b, frame, tolerance, lines, {}, false, side_pieces)
+                     : split_moments(a, pose_a, cell, pose_b, frame, tolerance, lines, {}, false, side_pieces);
+  };
+  const std::optional<RawMoments> floor_part = side(floor_side, nullptr);
+  if (!floor_part) return std::nullopt;
+  std::vector<RawMoments> parts;
+  const std::optional<RawMoments> wall_part = side(hole_side, &parts);
+  if (!wall_part) return std::nullopt;
+  if (parts.empty() && wall_part->m0 > 0) parts.push_back(*wall_part);
+  if (floor_part->m0 > 0) parts.push_back(*floor_part);
+  if (parts.size() >= 2) {
+    std::stable_sort(parts.begin(), parts.end(), [](const RawMoments& x, const RawMoments& y) { return x.m0 > y.m0; });
+    pieces = std::move(parts);
+  }
+  RawMoments sum = *floor_part;
+  sum += *wall_part;
+  return sum;
+}
+
 }  // namespace
 
 bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) {
@@ -1824,6 +1909,9 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
     if (m) m->area = -m->area;  // b's boundary inside a: minus a's
     return m;
   }
+  if (pieces && ruled_hole_pair(a, b))
+    if (std::optional<RawMoments> m = split_at_hole_floor(a, pose_a, b, pose_b, frame, tolerance, lines, *pieces))
+      return m;
   return split_moments(a, pose_a, b, pose_b, frame, tolerance, lines, {}, false, pieces);
 }
 
