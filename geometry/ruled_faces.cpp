@@ -1797,28 +1797,34 @@ std::optional<RawMoments> split_moments(const CellPrimitives& a, const Pose& pos
   return sum;
 }
 
-// A blind hole's floor (a cylinder's or cone's end inside its cell, the other end outside): the half-space beyond the
-// floor's plane, in the holed cell's body frame (a HalfSpace holds its local z < 0; here z points into the hole).
-// Nothing for a hole through its cell, a closed cavity, or a hole of another kind.
+// A blind hole's floor: the one end face of the hole (a box's, a cylinder's or a cone's) whose centre lies inside its
+// cell while the opposite end's does not (a pocket's walls have both ends' centres inside, a hole through the cell
+// neither). Returned as the half-space beyond the floor's plane, in the holed cell's body frame (a HalfSpace holds its
+// local z < 0; here z points into the hole). Nothing for a hole through its cell, a closed cavity, or two such ends.
 std::optional<Pose> beyond_hole_floor(const CellPrimitives& cell) {
   const auto hole = std::find_if(cell.begin(), cell.end(), [](const CellPrimitive& cp) { return cp.complement; });
   if (hole == cell.end()) return std::nullopt;
   const Primitive& h = hole->primitive;
-  if (h.kind != PrimitiveKind::Cylinder && h.kind != PrimitiveKind::Cone) return std::nullopt;
-  const double margin = 1e-9 * (h.length + std::max(h.radius, h.radius_top));
-  std::optional<Pose> floor;
-  for (const double end : {-1.0, 1.0}) {
-    const Vec3 centre = h.pose.apply(Vec3(0, 0, end * 0.5 * h.length));
-    bool inside = true;
+  const bool box = h.kind == PrimitiveKind::Box;
+  if (!box && h.kind != PrimitiveKind::Cylinder && h.kind != PrimitiveKind::Cone) return std::nullopt;
+  const Vec3 half = box ? Vec3(0.5 * h.size) : Vec3(0, 0, 0.5 * h.length);
+  const double margin = 1e-9 * (2 * half.norm() + std::max(h.radius, h.radius_top));
+  auto inside = [&](const Vec3& x) {
     for (const CellPrimitive& cp : cell) {
       if (cp.complement) continue;
       const lines::Placed p = lines::place(cp, Pose{}, Pose{});
-      inside = inside && lines::sdf_local(p, p.A * centre + p.b) < -margin;
+      if (!(lines::sdf_local(p, p.A * x + p.b) < -margin)) return false;
     }
-    if (!inside) continue;
-    if (floor) return std::nullopt;  // both ends inside: a closed cavity
-    const Quat into_hole = end < 0 ? Quat::Identity() : Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()));
-    floor = h.pose.compose(Pose{Vec3(0, 0, end * 0.5 * h.length), into_hole});
+    return true;
+  };
+  std::optional<Pose> floor;
+  for (int k = box ? 0 : 2; k < 3; ++k) {
+    const Vec3 end = half[k] * Vec3::Unit(k);
+    const bool lower = inside(h.pose.apply(-end)), upper = inside(h.pose.apply(end));
+    if (lower == upper) continue;
+    if (floor) return std::nullopt;  // two floors: a corner pocket open on two sides
+    const Vec3 at = lower ? Vec3(-end) : end;
+    floor = h.pose.compose(Pose{at, Quat::FromTwoVectors(Vec3::UnitZ(), -at.normalized())});
   }
   return floor;
 }
