@@ -73,9 +73,11 @@ bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b);
 // the second moments).
 // lines: incremented by the rulings evaluated.
 // pieces (optional): where the lens falls apart (a cell with a hole: a peg tilted in its hole touching the wall at the
-// top and at the bottom), each connected piece's moments and area vector, largest first; left empty for a connected
-// lens. Pieces are told apart by their panels' boxes (docs/geometry.md, "The lens's pieces"); each piece's share of
-// the error is not controlled by itself, only their sum's.
+// top and at the bottom), each connected piece's moments and area vector, largest first; left empty for one piece.
+// Pieces are told apart by their panels' boxes (docs/geometry.md, "The lens's pieces"); each piece's share of the error
+// is not controlled by itself, only their sum's. With pieces asked for, a lens that reaches across a blind hole's floor
+// is also cut at the floor's plane (the concave corner of floor and wall): the floor's part is a piece, and so is each
+// piece of the wall's part. The whole is then the two parts' sum, equal to the uncut lens's within the tolerance.
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
                                               std::vector<RawMoments>* pieces = nullptr);

@@ -15,8 +15,11 @@
 //  - a square peg on a blind hole's floor with two corners in its wall: the floor's part is the square swept over the
 //    depth below the floor; each corner's, its section outside the circle (Gauss–Legendre over x) swept from the floor
 //    to the plate's top face;
+//  - a 14 mm square peg turned 45° on a square pocket's floor with one corner in a wall: the square and the corner's
+//    triangle (d²), swept;
 //  - square pegs dropped into a one-cell round hole, which stopped on the energy check about one drop in four before
-//    the cut at the floor (one U-shaped patch in the concave corner): each now ends upright on the floor.
+//    the cut at the floor (one U-shaped patch in the concave corner), and pegs into a square pocket: each now ends on
+//    the floor, the energy never rising.
 #include <catch2/catch.hpp>
 
 #include <cmath>
