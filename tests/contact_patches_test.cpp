@@ -22,10 +22,12 @@
 //    the floor, the energy never rising.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "contact/cellular_contact.h"
 #include "contact/model_params.h"
@@ -233,6 +235,53 @@ TEST_CASE("patches: a peg dropped tilted into a one-cell plate's hole settles on
   check_peg_settles_in_hole("peg_in_hole_one_cell");
 }
 
+namespace {
+
+// A piece's closed form: its volume and centroid.
+struct PieceReference {
+  double V;
+  Vec3 c;
+};
+
+// A peg sunk into a blind hole's floor with corners in its wall, at tolerances 1e-3 and 1e-7: the query's pieces are
+// the floor's part (largest, first) and one per corner, each against its closed form; the floor's normal estimate
+// straight up (the peg's bottom face alone), each corner's horizontal and leaning toward the hole's axis by at least
+// `inward` (the cosine). A corner's error is the sum's share (the tolerance holds for the query's whole, not each piece):
+// a corner of 1/10 of V may carry up to ten times the tolerance relative to itself.
+void check_floor_and_corners(const Cell& peg, const Pose& pose, const Cell& plate, const PieceReference& floor_ref,
+                             const std::vector<PieceReference>& corner_refs, double inward, const char* what) {
+  double V = floor_ref.V;
+  for (const PieceReference& r : corner_refs) V += r.V;
+  for (const double tolerance : {1e-3, 1e-7}) {
+    INFO(what << ", tolerance " << tolerance);
+    QueryOptions o;
+    o.tolerance = tolerance;
+    const Interference q = interference(peg, pose, plate, Pose{}, o);
+    REQUIRE(q.patches.size() == 1 + corner_refs.size());
+    CHECK(std::abs(q.volume - V) <= tolerance * V);
+    const Interference& floor = q.patches[0];
+    CHECK(std::abs(floor.volume - floor_ref.V) <= tolerance * floor_ref.V);
+    CHECK((floor.centroid - floor_ref.c).norm() <= tolerance * std::cbrt(floor_ref.V));
+    CHECK(floor.normal_estimate.dot(Vec3::UnitZ()) > 1 - 1e-9);
+    double worst = 0;
+    for (size_t k = 1; k < q.patches.size(); ++k) {
+      const Interference& corner = q.patches[k];
+      const PieceReference& r = *std::min_element(corner_refs.begin(), corner_refs.end(), [&](auto& x, auto& y) {
+        return (x.c - corner.centroid).norm() < (y.c - corner.centroid).norm();
+      });
+      CHECK(std::abs(corner.volume - r.V) <= 10 * tolerance * r.V);
+      CHECK((corner.centroid - r.c).norm() <= 10 * tolerance * std::cbrt(r.V));
+      CHECK(corner.normal_estimate.dot(-Vec3(r.c.x(), r.c.y(), 0).normalized()) > inward);
+      CHECK(std::abs(corner.normal_estimate.z()) < 1e-9);
+      worst = std::max(worst, std::abs(corner.volume / r.V - 1));
+    }
+    std::printf("%s, tol %.0e: V %.2e off, the floor's %.2e, the corners' up to %.2e\n", what, tolerance,
+                q.volume / V - 1, floor.volume / floor_ref.V - 1, worst);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("patches: a square peg on a blind hole's floor with two corners in its wall: the floor's part and each corner's",
           "[geometry][patches]") {
   // The plate less a hole 20 mm deep (floor at z_f = −0.02). A 14 mm square peg, upright, e = 1 mm off the axis along x,
@@ -242,53 +291,25 @@ TEST_CASE("patches: a square peg on a blind hole's floor with two corners in its
   blind.pose.position = Vec3(0, 0, -0.01);
   const Cell plate = cell_with_hole(box(Vec3(0.1, 0.1, kThick), Pose{Vec3(0, 0, kMid), Quat::Identity()}), blind);
   const double a = 0.014, e = 0.001, delta = 1e-4, z_f = -0.02;
-  const Cell peg = make_cell({box(Vec3(a, a, 0.06))});
-  const Pose pose{Vec3(e, 0, z_f - delta + 0.03), Quat::Identity()};
   // Below the floor the plate is whole under the peg: the floor's part is the square swept over [z_f − δ, z_f].
-  const double V_floor = a * a * delta;
-  const Vec3 c_floor(e, 0, z_f - delta / 2);
+  const PieceReference floor{a * a * delta, Vec3(e, 0, z_f - delta / 2)};
   // The corner at +y: x from where the circle leaves the square's edge y = a/2 (x0 = √(R² − a²/4)) to the side
   // x = e + a/2, y from the circle (√(R² − x²)) to a/2; swept over the hole's depth [z_f, 0]. Smooth on the interval
-  // (x < R): 40-point Gauss–Legendre is exact to rounding.
+  // (x < R): 40-point Gauss–Legendre is exact to rounding. The corner at −y is its mirror image.
   std::vector<double> t, w;
   gauss_legendre(40, t, w);
-  const double x0 = std::sqrt(kHole * kHole - a * a / 4), x1 = e + a / 2, h = -z_f;
+  const double x0 = std::sqrt(kHole * kHole - a * a / 4), x1 = e + a / 2;
   double A = 0, Mx = 0, My = 0;
   for (size_t i = 0; i < t.size(); ++i) {
     const double x = x0 + 0.5 * (x1 - x0) * (t[i] + 1), dx = 0.5 * (x1 - x0) * w[i];
     const double Y = std::sqrt(kHole * kHole - x * x);
     A += (a / 2 - Y) * dx, Mx += x * (a / 2 - Y) * dx, My += 0.5 * (a * a / 4 - Y * Y) * dx;
   }
-  const double V_corner = A * h;
-  const Vec3 c_corner(Mx / A, My / A, z_f / 2);
-  for (const double tolerance : {1e-3, 1e-7}) {
-    INFO("tolerance " << tolerance);
-    QueryOptions o;
-    o.tolerance = tolerance;
-    const Interference q = interference(peg, pose, plate, Pose{}, o);
-    REQUIRE(q.patches.size() == 3);
-    CHECK(std::abs(q.volume - (V_floor + 2 * V_corner)) <= tolerance * q.volume);
-    // Largest first: the floor's (1.96e-8 m³), then the corners' (2.4e-9 m³ each), at ±y by symmetry.
-    const Interference& floor = q.patches[0];
-    CHECK(std::abs(floor.volume - V_floor) <= tolerance * V_floor);
-    CHECK((floor.centroid - c_floor).norm() <= tolerance * std::cbrt(V_floor));
-    CHECK(floor.normal_estimate.dot(Vec3::UnitZ()) > 1 - 1e-9);  // the peg's bottom face alone: straight up
-    std::printf("square peg on the floor, tol %.0e: V %.2e off, floor's %.2e, corners' %.2e and %.2e\n", tolerance,
-                q.volume / (V_floor + 2 * V_corner) - 1, floor.volume / V_floor - 1,
-                q.patches[1].volume / V_corner - 1, q.patches[2].volume / V_corner - 1);
-    for (int k = 1; k <= 2; ++k) {
-      const Interference& corner = q.patches[k];
-      const Vec3 c(c_corner.x(), std::copysign(c_corner.y(), corner.centroid.y()), c_corner.z());
-      // Each piece's error is the sum's share (the tolerance holds for the query's whole, not each piece): a corner
-      // of 1/10 of V may carry up to ten times the tolerance relative to itself.
-      CHECK(std::abs(corner.volume - V_corner) <= 10 * tolerance * V_corner);
-      CHECK((corner.centroid - c).norm() <= 10 * tolerance * std::cbrt(V_corner));
-      // Pushed by the wall toward the axis: its normal estimate leans inward, horizontal (the peg's two side faces).
-      const Vec3 inward = -Vec3(c.x(), c.y(), 0).normalized();
-      CHECK(corner.normal_estimate.dot(inward) > 0.7);
-      CHECK(std::abs(corner.normal_estimate.z()) < 1e-9);
-    }
-  }
+  const std::vector<PieceReference> corners{{-A * z_f, Vec3(Mx / A, My / A, z_f / 2)},
+                                            {-A * z_f, Vec3(Mx / A, -My / A, z_f / 2)}};
+  // The corners' normal estimates: inward, between the peg's two side faces.
+  check_floor_and_corners(make_cell({box(Vec3(a, a, 0.06))}), Pose{Vec3(e, 0, z_f - delta + 0.03), Quat::Identity()},
+                          plate, floor, corners, 0.7, "square peg on a round hole's floor");
 }
 
 TEST_CASE("patches: a square peg turned 45° on a square pocket's floor with a corner in its wall: two pieces",
@@ -297,47 +318,28 @@ TEST_CASE("patches: a square peg turned 45° on a square pocket's floor with a c
   // along x, sunk δ = 0.1 mm below the floor. Its corner at x = e + a/√2 lies d = e + a/√2 − 10.5 mm = 0.0995 mm into
   // the wall: a right-angled triangle of depth d and area d², swept from the floor to the plate's top face. Its other
   // corners stay 0.6 mm clear. Closed forms: the floor's part a² δ at (e, 0, z_f − δ/2); the corner's d² |z_f| at
-  // (10.5 mm + d/3, 0, z_f/2).
+  // (10.5 mm + d/3, 0, z_f/2), its normal estimate along −x (its two faces' areas cancel along y).
   Primitive pocket = box(Vec3(0.021, 0.021, 0.02));
   pocket.pose.position = Vec3(0, 0, -0.01);
   const Cell plate = cell_with_hole(box(Vec3(0.1, 0.1, kThick), Pose{Vec3(0, 0, kMid), Quat::Identity()}), pocket);
   const double a = 0.014, e = 0.0007, delta = 1e-4, z_f = -0.02, d = e + a / std::sqrt(2.0) - 0.0105;
-  const Cell peg = make_cell({box(Vec3(a, a, 0.06))});
   const Pose pose{Vec3(e, 0, z_f - delta + 0.03), Quat(Eigen::AngleAxisd(kPi / 4, Vec3::UnitZ()))};
-  const double V_floor = a * a * delta, V_corner = d * d * -z_f;
-  const Vec3 c_floor(e, 0, z_f - delta / 2), c_corner(0.0105 + d / 3, 0, z_f / 2);
-  for (const double tolerance : {1e-3, 1e-7}) {
-    INFO("tolerance " << tolerance);
-    QueryOptions o;
-    o.tolerance = tolerance;
-    const Interference q = interference(peg, pose, plate, Pose{}, o);
-    REQUIRE(q.patches.size() == 2);
-    CHECK(std::abs(q.volume - (V_floor + V_corner)) <= tolerance * q.volume);
-    const Interference &floor = q.patches[0], &corner = q.patches[1];
-    CHECK(std::abs(floor.volume - V_floor) <= tolerance * V_floor);
-    CHECK((floor.centroid - c_floor).norm() <= tolerance * std::cbrt(V_floor));
-    CHECK(floor.normal_estimate.dot(Vec3::UnitZ()) > 1 - 1e-9);
-    CHECK(std::abs(corner.volume - V_corner) <= 10 * tolerance * V_corner);  // the sum's share, as above
-    CHECK((corner.centroid - c_corner).norm() <= 10 * tolerance * std::cbrt(V_corner));
-    CHECK(corner.normal_estimate.dot(-Vec3::UnitX()) > 1 - 1e-9);  // the two faces' areas cancel along y
-    std::printf("turned square peg in a pocket, tol %.0e: V %.2e off, floor's %.2e, corner's %.2e\n", tolerance,
-                q.volume / (V_floor + V_corner) - 1, floor.volume / V_floor - 1, corner.volume / V_corner - 1);
-  }
+  check_floor_and_corners(make_cell({box(Vec3(a, a, 0.06))}), pose, plate, {a * a * delta, Vec3(e, 0, z_f - delta / 2)},
+                          {{d * d * -z_f, Vec3(0.0105 + d / 3, 0, z_f / 2)}}, 1 - 1e-9,
+                          "turned square peg on a square pocket's floor");
 }
 
 namespace {
 
 // A steel peg dropped from 5 mm over a plate that is one cell (a 0.1 x 0.1 x 0.03 m box less a blind `hole` 20 mm deep:
 // floor at z = −0.02), its centre (x, y) off the hole's axis, tilted and turned (degrees); 0.4 s, RK3 at 1e-4 s, the
-// volumetric model (k_v 1e10 N/m³, bristle friction). Runs the CLI as a user would; checks that the run ends, that the
-// total energy never rises above its running minimum by more than the bristles hold (½ μ_s² f_n / σ0 = 8.3e-7 J per
-// patch at a 20 mm square peg's weight, 1.84 N; a few at a time: 5e-6 J), and then `checks` (Python, on the peg's
-// final position p and rotation R).
+// volumetric model (k_v 1e10 N/m³, bristle friction). The run and the energy checked by check_peg_drop
+// (tests/peg_drop_check.h), then `checks`.
 void drop_into_one_cell(const std::string& name, const std::string& hole, const std::string& peg, double x, double y,
                         double tilt_deg, double turn_deg, const std::string& checks) {
   INFO(name);
   const std::filesystem::path dir = cli::temp_dir(name);
-  const std::string scene = (dir / "drop.yaml").string(), out = (dir / "drop.h5").string();
+  const std::string scene = (dir / "drop.yaml").string();
   std::FILE* f = std::fopen(scene.c_str(), "w");
   REQUIRE(f);
   std::fprintf(f, R"(name: %s
@@ -378,19 +380,7 @@ contacts:
 )",
                name.c_str(), hole.c_str(), x, y, tilt_deg, turn_deg, peg.c_str());
   std::fclose(f);
-  const cli::Run r = cli::run("run " + scene + " -q -o " + out);
-  INFO(r.output);
-  REQUIRE(r.status == 0);
-  const int status = cli::run_python_check(dir, cli::kCheckPrelude, "f = h5py.File('" + out + "')\n" + R"PY(
-E = f['energy/total'][:]
-expect('largest rise of the total energy above its running minimum (J)', np.max(E - np.minimum.accumulate(E)), 0, 5e-6)
-p = f['bodies/peg/position'][-1]
-w, x, y, z = f['bodies/peg/orientation'][-1]
-R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-              [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-              [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-)PY" + checks);
-  CHECK(status == 0);
+  check_peg_drop(dir, scene, checks);
   std::filesystem::remove_all(dir);
 }
 
@@ -402,9 +392,9 @@ TEST_CASE("patches: square pegs dropped into a one-cell round hole end upright o
   // touches the wall with its lower corners, a concave corner of the cell. Before the cut at the floor's plane these
   // three drops stopped on the energy guard in each of four builds of the geometry (one U-shaped patch whose normal
   // jumped between the floor's and the wall's: docs/contact-models.md, "A patch in a concave corner"); over 240 such
-  // drops the energy rose by at most 3.6e-6 J after it. Checked besides: the peg ends upright (< 3°) with its lowest
-  // corner on the floor (0.1 mm: it may still rock) and every lower corner inside the hole (r ≤ 14.5 mm, plus 0.1 mm of
-  // wall penetration).
+  // drops the energy rose by at most 3.6e-6 J after it. Checked besides the run and the energy: the peg ends upright
+  // (< 3°) with its lowest corner on the floor (0.1 mm: it may still rock) and every lower corner inside the hole
+  // (r ≤ 14.5 mm, plus 0.1 mm of wall penetration).
   const std::string upright_on_the_floor = R"PY(
 corners = [p + R @ np.array([sx * 0.01, sy * 0.01, -0.03]) for sx in (-1, 1) for sy in (-1, 1)]
 expect('tilt of the peg (deg)', np.degrees(np.arccos(min(1, R[2, 2]))), 0, 3)
@@ -426,8 +416,8 @@ TEST_CASE("patches: pegs dropped into a one-cell square pocket end on its floor,
           "[contact][patches][scene]") {
   // A pocket 21 mm square: a 14 mm square peg turned 45° (its corners reach 9.9 mm from its axis, onto the walls) and
   // a round peg r 10 mm. Before the cut at the floor's plane these two stopped on the energy guard (5 of 81 such drops
-  // did; none after, the energy rising by at most 8.9e-8 J). Checked besides: the peg ends within 5° of upright, its
-  // centre 30 mm over the floor to within its tilt's lift (at 5°: 0.6 mm) and inside the pocket.
+  // did; none after, the energy rising by at most 8.9e-8 J). Checked besides the run and the energy: the peg ends within
+  // 5° of upright, its centre 30 mm over the floor to within its tilt's lift (at 5°: 0.6 mm) and inside the pocket.
   const std::string on_the_floor = R"PY(
 expect('tilt of the peg (deg)', np.degrees(np.arccos(min(1, R[2, 2]))), 0, 5)
 expect("height of the peg's centre (m)", p[2], 0.0099, 0.0106)
