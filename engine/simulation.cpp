@@ -29,8 +29,11 @@ std::string suggestion(const StepGuardReport& guard, double h) {
     s << "step " << h << " s too large for the " << m->mode << " mode of contact '" << m->contact
       << "' (stability limit " << m->max_step << " s, docs/reliability.md); try <= " << 0.9 * m->max_step << " s";
   } else {
+    // Within the guard's limits the step is only a suspect: a patch that one normal cannot serve (a concave corner of
+    // one cell) stops runs at any step.
     s << "step " << h << " s too large for the contact stiffness (k_v x contact area, or the bristle in stiction)"
-      << "; try <= " << 0.25 * h << " s";
+      << "; try <= " << 0.25 * h << " s; if a smaller step stops too, a contact patch that one normal cannot serve"
+      << " (docs/contact-models.md, \"A patch in a concave corner\")";
   }
   return s.str();
 }
