@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
@@ -118,7 +119,6 @@ struct Placed {
     out_lo = c - e;
     out_hi = c + e;
   }
-  Scratch* scratch = nullptr;  // the calling thread's, for surface_inside
   std::uint64_t query = 0;      // this query's number, which stamps the per-thread cache
   Point point(const Grid& g, int v) const {
     Cache& c = thread_cache(is_b);
@@ -227,6 +227,31 @@ struct SurfaceWork {
   std::vector<Piece> segments;      // intersection segments, on this mesh's triangles
 };
 
+// What one query's walk found, one per thread that ran part of it, in no particular order: surface_inside sorts it
+// into a canonical order, so the bits do not depend on which thread found what. Per thread rather than per task:
+// buffers of their own cost the small tasks of a shallow contact more in allocations than their work.
+struct WalkOutput {
+  SurfaceWork a, b;  // on A's surface and on B's
+  MeshIntersectionStats st;
+  std::vector<std::pair<int, int>> listed;  // leaf pairs met, on a cache rebuild
+};
+using WalkOutputs = tbb::enumerable_thread_specific<WalkOutput>;
+
+// One side's work from every thread's output, on the calling thread (the half that sorts it next).
+SurfaceWork gather(WalkOutputs& found, SurfaceWork WalkOutput::*side) {
+  SurfaceWork w;
+  for (WalkOutput& o : found) {
+    SurfaceWork& part = o.*side;
+    if (w.crossings.empty() && w.segments.empty()) {
+      w = std::move(part);
+      continue;
+    }
+    w.crossings.insert(w.crossings.end(), part.crossings.begin(), part.crossings.end());
+    w.segments.insert(w.segments.end(), part.segments.begin(), part.segments.end());
+  }
+  return w;
+}
+
 Triangle triangle(const Placed& s, const Grid& g, int t) {
   Triangle out;
   out.v = s.mesh->triangles[t];
@@ -334,7 +359,8 @@ void find_pairs(const Placed& a, const Placed& b, const RelativePose& rel, const
                 double walk_pad, SurfaceWork& wa, SurfaceWork& wb, MeshIntersectionStats& st,
                 std::vector<std::pair<int, int>>* listed) {
   const double pad = 2 * g.quantum;
-  std::vector<std::pair<int, int>> stack{root};
+  thread_local std::vector<std::pair<int, int>> stack;  // reused: a task runs to its end on one thread
+  stack.assign(1, root);
   std::array<std::pair<int, int>, 2> kids;
   while (!stack.empty()) {
     const auto [i, j] = stack.back();
@@ -371,27 +397,11 @@ void run_tasks(std::size_t n, const Task& task) {
   }
 }
 
-// Joins the tasks' work in task order.
-void join(const std::vector<SurfaceWork>& work_a, const std::vector<SurfaceWork>& work_b,
-          const std::vector<MeshIntersectionStats>& stats, SurfaceWork& wa, SurfaceWork& wb,
-          MeshIntersectionStats& st) {
-  for (std::size_t k = 0; k < work_a.size(); ++k) {
-    wa.crossings.insert(wa.crossings.end(), work_a[k].crossings.begin(), work_a[k].crossings.end());
-    wa.segments.insert(wa.segments.end(), work_a[k].segments.begin(), work_a[k].segments.end());
-    wb.crossings.insert(wb.crossings.end(), work_b[k].crossings.begin(), work_b[k].crossings.end());
-    wb.segments.insert(wb.segments.end(), work_b[k].segments.begin(), work_b[k].segments.end());
-    st.triangle_pairs += stats[k].triangle_pairs;
-    st.inconsistent += stats[k].inconsistent;
-  }
-}
-
-// All triangle pairs whose bounds meet, intersected. The node-pair tree is cut into a fixed frontier of subtrees,
-// the same on any thread count; their work runs in parallel and is joined in frontier order, so the result has the
-// same bits on 1 or N threads. With `listed` (a cache rebuild), the walk culls at walk_pad and lists the leaf pairs
-// it meets, in frontier order.
+// All triangle pairs whose bounds meet, intersected. The node-pair tree is cut into a frontier of subtrees whose
+// work runs in parallel, each into the output of the thread that runs it. With `list` (a cache rebuild), the walk
+// culls at walk_pad and lists the leaf pairs it meets.
 void intersect_surfaces(const Placed& a, const Placed& b, const RelativePose& rel, const Grid& g, double walk_pad,
-                        SurfaceWork& wa, SurfaceWork& wb, MeshIntersectionStats& st,
-                        std::vector<std::pair<int, int>>* listed) {
+                        bool list, WalkOutputs& found) {
   std::vector<std::pair<int, int>> frontier{{0, 0}}, next;
   std::array<std::pair<int, int>, 2> kids;
   for (int level = 0; level < kFrontierLevels && frontier.size() < kSubtrees; ++level) {
@@ -404,45 +414,31 @@ void intersect_surfaces(const Placed& a, const Placed& b, const RelativePose& re
     }
     frontier.swap(next);
   }
-  const std::size_t n = frontier.size();
-  std::vector<SurfaceWork> work_a(n), work_b(n);
-  std::vector<MeshIntersectionStats> stats(n);
-  std::vector<std::vector<std::pair<int, int>>> lists(listed ? n : 0);
-  run_tasks(n, [&](std::size_t k) {
-    find_pairs(a, b, rel, g, frontier[k], walk_pad, work_a[k], work_b[k], stats[k], listed ? &lists[k] : nullptr);
+  run_tasks(frontier.size(), [&](std::size_t k) {
+    WalkOutput& o = found.local();
+    find_pairs(a, b, rel, g, frontier[k], walk_pad, o.a, o.b, o.st, list ? &o.listed : nullptr);
   });
-  join(work_a, work_b, stats, wa, wb, st);
-  if (listed)
-    for (const auto& l : lists) listed->insert(listed->end(), l.begin(), l.end());
 }
 
 // Leaf pairs per task of a warm query: chunks of the list, as many as the frontier's subtrees at most, of at least
 // this many pairs (a task costs about as much as a few leaf pairs).
 constexpr std::size_t kMinChunk = 16;
 
-// The listed leaf pairs that meet at the query's pad, intersected, in contiguous chunks run in parallel and joined
-// in list order. On one thread, one chunk: the sums do not depend on the order or grouping of the pairs (canonical
-// order), so the bits are the same, without the chunks' buffers and their join.
+// The listed leaf pairs that meet at the query's pad, intersected, in contiguous chunks run in parallel (one on one
+// thread), each into the output of the thread that runs it.
 void intersect_listed(const Placed& a, const Placed& b, const RelativePose& rel, const Grid& g,
-                      const std::vector<std::pair<int, int>>& pairs, SurfaceWork& wa, SurfaceWork& wb,
-                      MeshIntersectionStats& st) {
+                      const std::vector<std::pair<int, int>>& pairs, WalkOutputs& found) {
   const double pad = 2 * g.quantum;
-  if (!parallel_allowed()) {
-    for (const auto& [i, j] : pairs)
-      if (nodes_meet(a, b, rel, i, j, pad)) intersect_leaves(a, b, g, i, j, wa, wb, st);
-    return;
-  }
-  const std::size_t chunks = std::max<std::size_t>(1, std::min(kSubtrees, pairs.size() / kMinChunk));
-  std::vector<SurfaceWork> work_a(chunks), work_b(chunks);
-  std::vector<MeshIntersectionStats> stats(chunks);
+  const std::size_t chunks =
+      parallel_allowed() ? std::max<std::size_t>(1, std::min(kSubtrees, pairs.size() / kMinChunk)) : 1;
   run_tasks(chunks, [&](std::size_t k) {
+    WalkOutput& o = found.local();
     const std::size_t begin = pairs.size() * k / chunks, end = pairs.size() * (k + 1) / chunks;
     for (std::size_t p = begin; p < end; ++p) {
       const auto [i, j] = pairs[p];
-      if (nodes_meet(a, b, rel, i, j, pad)) intersect_leaves(a, b, g, i, j, work_a[k], work_b[k], stats[k]);
+      if (nodes_meet(a, b, rel, i, j, pad)) intersect_leaves(a, b, g, i, j, o.a, o.b, o.st);
     }
   });
-  join(work_a, work_b, stats, wa, wb, st);
 }
 
 // How far (at most) either side of any node-box test can have moved since the cache's pose: B's nodes seen from A's
@@ -537,7 +533,9 @@ RawMoments surface_inside(const Placed& s, const Placed& o, SurfaceWork& w, cons
                           MeshIntersectionStats& st) {
   const MeshLevelSet& m = *s.mesh;
   const MeshTopology& topo = m.topology;
-  Scratch& scratch = *s.scratch;
+  thread_local Scratch scratch_of_side[2];  // the running thread's: a half may run on any thread
+  Scratch& scratch = scratch_of_side[s.is_b];
+  scratch.begin(m);
   RawMoments out;
   auto& cr = w.crossings;
   // Each crossing was found once per face of its edge: keep one.
@@ -660,17 +658,14 @@ RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, con
   Grid g;
   g.quantum = std::ldexp(1.0, std::ilogb(1.5 * reach + 1e-300) + 1 - 39);
   g.inverse = 1 / g.quantum;
-  thread_local Scratch scratch_a, scratch_b;
-  a.scratch = &scratch_a;
-  b.scratch = &scratch_b;
   a.query = b.query = ++g_query_number;
-  SurfaceWork wa, wb;
+  WalkOutputs found;
   const RelativePose rel(a, b);
   const double pad = 2 * g.quantum;
   if (warm && cache_valid(*warm, mesh_a, mesh_b, rel, pad)) {
     ++st.warm;
     st.cached_leaf_pairs += static_cast<long>(warm->leaf_pairs.size());
-    intersect_listed(a, b, rel, g, warm->leaf_pairs, wa, wb, st);
+    intersect_listed(a, b, rel, g, warm->leaf_pairs, found);
   } else if (refresh) {
     // Rebuilt at this pose: the walk at the pad enlarged by δ lists the leaf pairs and intersects those that meet.
     MeshPairCache& c = *refresh;
@@ -683,18 +678,26 @@ RawMoments mesh_mesh_moments(const MeshLevelSet& mesh_a, const Pose& pose_a, con
     c.pad = pad + c.margin;
     c.leaf_pairs.clear();
     ++st.rebuilt;
-    intersect_surfaces(a, b, rel, g, c.pad, wa, wb, st, &c.leaf_pairs);
+    intersect_surfaces(a, b, rel, g, c.pad, true, found);
+    for (const WalkOutput& o : found) c.leaf_pairs.insert(c.leaf_pairs.end(), o.listed.begin(), o.listed.end());
+    std::sort(c.leaf_pairs.begin(), c.leaf_pairs.end());  // the same list whichever thread found which pair
     st.cached_leaf_pairs += static_cast<long>(c.leaf_pairs.size());
   } else {
-    intersect_surfaces(a, b, rel, g, pad, wa, wb, st, nullptr);
+    intersect_surfaces(a, b, rel, g, pad, false, found);
   }
-  scratch_a.begin(mesh_a);  // the calling thread's scratch, one per side, so the two halves may run at once
-  scratch_b.begin(mesh_b);
+  for (const WalkOutput& o : found) st.triangle_pairs += o.st.triangle_pairs, st.inconsistent += o.st.inconsistent;
   // ∂A inside B and ∂B inside A are independent; each is deterministic, and they are added in this order.
   RawMoments in_b, in_a;
   MeshIntersectionStats st_b, st_a;
-  auto half_a = [&] { in_b = surface_inside(a, b, wa, g, st_b); };
-  auto half_b = [&] { in_a = surface_inside(b, a, wb, g, st_a); };
+  // Each half gathers its side's work on the thread that sorts it next.
+  auto half_a = [&] {
+    SurfaceWork w = gather(found, &WalkOutput::a);
+    in_b = surface_inside(a, b, w, g, st_b);
+  };
+  auto half_b = [&] {
+    SurfaceWork w = gather(found, &WalkOutput::b);
+    in_a = surface_inside(b, a, w, g, st_a);
+  };
   if (parallel_allowed())
     tbb::this_task_arena::isolate([&] { tbb::parallel_invoke(half_a, half_b); });
   else

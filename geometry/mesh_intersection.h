@@ -46,7 +46,7 @@ struct MeshPairCache {
   // δ for the next rebuild, in leaf sizes of the finer mesh (root diagonal / √(leaves)); chosen by measurement
   // (bench_mesh_coherence, benchmarks/README.md).
   double margin_in_leaves = 0.25;
-  std::vector<std::pair<int, int>> leaf_pairs;  // (A's leaf node, B's leaf node), in the build walk's order
+  std::vector<std::pair<int, int>> leaf_pairs;  // (A's leaf node, B's leaf node), sorted
   bool built() const { return mesh_a != nullptr; }
 };
 
