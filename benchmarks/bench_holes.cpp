@@ -1,6 +1,7 @@
 // Pegs against plates with a hole at random poses (docs/geometry.md, "Holes"): a cylinder, a square box and a frustum
 // against a 30 mm plate less a through hole (an infinite cylinder), the same hole as a cylinder flush with the plate,
-// a blind hole, a square slot and a countersink. Each pose turns the peg by up to 0.3 rad, moves it up to 12 mm off the
+// a blind hole, a square slot, a countersink, and one plate drilled twice (the through hole and a blind hole beside it,
+// 2.5 mm of wall between them: the plane between the holes runs through the pegs' reach). Each pose turns the peg by up to 0.3 rad, moves it up to 12 mm off the
 // hole's axis and up to 30 mm up or down, and is kept where the public query finds 1e-13 < V < 3e-6 m^3. The query at
 // its default tolerance is timed (the median of 5, one thread) and compared with exact chords along its normal on a
 // 1000^2 grid (tests/geometry_support.h); where they differ by more than 1e-3, with the column engine at tolerance 1e-6
@@ -10,7 +11,7 @@
 // ruled faces at tolerance 1e-9 differs by more than 1e-7 between three random field directions (a switch of state
 // the panels missed shows so, whatever the reference).
 //
-//   build-tests/benchmarks/bench_holes [poses per pair = 20] [seed = 1]
+//   build-tests/benchmarks/bench_holes [poses per pair = 20] [seed = 1] [plate: only the plate of this name]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   const tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
   const int want = argc > 1 ? std::atoi(argv[1]) : 20;
   const unsigned seed = argc > 2 ? std::atoi(argv[2]) : 1;
+  const std::string only = argc > 3 ? argv[3] : "";
   Primitive through = primitive(PrimitiveKind::InfiniteCylinder);
   through.radius = 0.0105;
   Primitive flush = rod(PrimitiveKind::Cylinder, 0.0105, 0.03);
@@ -48,19 +50,24 @@ int main(int argc, char** argv) {
   const Primitive slot = box(Vec3(0.0212, 0.0212, 0.05), Pose{Vec3(0, 0, -0.015), Quat::Identity()});
   Primitive sink = rod(PrimitiveKind::Cone, 0.006, 0.03, 0.0125);
   sink.pose.position = Vec3(0, 0, -0.015);
+  Primitive beside = blind;
+  beside.pose.position = Vec3(0.0235, 0, -0.0099);
   struct Named {
     const char* name;
     Cell cell;
   };
   const std::vector<Named> plates{{"through", plate_with(through)}, {"flush", plate_with(flush)},
                                   {"blind", plate_with(blind)},     {"slot", plate_with(slot)},
-                                  {"countersink", plate_with(sink)}};
+                                  {"countersink", plate_with(sink)},
+                                  {"two-holes", cell_with_holes(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}),
+                                                                {through, beside})}};
   const std::vector<Named> pegs{{"cylinder", make_cell({rod(PrimitiveKind::Cylinder, 0.01, 0.06)})},
                                 {"box", make_cell({box(Vec3(0.014, 0.014, 0.06))})},
                                 {"frustum", make_cell({rod(PrimitiveKind::Cone, 0.01, 0.06, 0.004)})}};
   int all = 0, all_off = 0;
   for (const Named& plate : plates)
     for (const Named& peg : pegs) {
+      if (!only.empty() && only != plate.name) continue;
       std::mt19937 rng(seed);
       std::uniform_real_distribution<double> u(-1, 1);
       int n = 0, off = 0, lattice = 0, fields = 0;

@@ -51,16 +51,24 @@ Primitive halfspace(const Pose& pose) {
   return p;
 }
 
-Cell cell_with_hole(const Primitive& solid, const Primitive& hole) {
-  CsgNode root, s, h, inner;
+Cell cell_with_holes(const Primitive& solid, const std::vector<Primitive>& holes) {
+  CsgNode root, s;
   root.op = CsgNode::Op::Intersection;
-  h.op = CsgNode::Op::Complement;
-  s.primitive = solid, inner.primitive = hole;
-  for (CsgNode* c : {&root, &s, &h, &inner}) c->where.key_path = "test.hole";
-  h.children.push_back(inner);
-  root.children = {s, h};
+  root.where.key_path = s.where.key_path = "test.hole";
+  s.primitive = solid;
+  root.children = {s};
+  for (const Primitive& hole : holes) {
+    CsgNode h, inner;
+    h.op = CsgNode::Op::Complement;
+    inner.primitive = hole;
+    h.where.key_path = inner.where.key_path = "test.hole";
+    h.children.push_back(inner);
+    root.children.push_back(h);
+  }
   return make_body_geometry(root, "").cells.at(0);
 }
+
+Cell cell_with_hole(const Primitive& solid, const Primitive& hole) { return cell_with_holes(solid, {hole}); }
 
 Cell groove_cell() {
   CsgNode block, b, hole, cyl;

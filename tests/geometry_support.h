@@ -33,6 +33,8 @@ Primitive box(const Vec3& size, const Pose& pose = {});
 Primitive halfspace(const Pose& pose = {});
 // One cell: `solid` less `hole` (the intersection with the hole's complement): a plate with a drilled hole, a slot.
 Cell cell_with_hole(const Primitive& solid, const Primitive& hole);
+// The same with several holes (a plate drilled in a row).
+Cell cell_with_holes(const Primitive& solid, const std::vector<Primitive>& holes);
 // The grooved block of scenarios/ball_in_cylinder.yaml as one concave cell: a 2.4 x 8 x 1 m box (centre z = 0.3)
 // ∩ the complement of a 1 m radius infinite cylinder along Y (axis at z = 1), so the groove bottom is at z = 0.
 Cell groove_cell();
