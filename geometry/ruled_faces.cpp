@@ -1920,17 +1920,94 @@ double hole_reach(const CellPrimitive& hole, const Vec3& n, const Vec3& lo, cons
   return std::max(n.dot(c + t0 * a), n.dot(c + t1 * a)) + h.radius * across;
 }
 
-// A plane between a cell's holes: those of `below` lie in n·x < d, those of `above` in n·x > d (the cell's frame).
+// A plane n·x = d across a cell (its frame) and the holes each side keeps: `below` in n·x < d, `above` in n·x > d.
 struct HoleSplit {
   Vec3 n = Vec3::Zero();
   double d = 0;
   std::vector<int> below, above;  // indices into the cell
 };
 
+// A hole of revolution (a cylinder, a cone or frustum, an infinite cylinder) along a unit axis a: its range [t0, t1] of
+// t = a·x and its radius at each end (linear between); nothing for another kind or an axis not along ±a.
+struct AxialHole {
+  double t0, t1, r0, r1;
+  double radius(double t) const { return t1 > t0 && std::isfinite(t1 - t0) ? r0 + (r1 - r0) * (t - t0) / (t1 - t0) : r0; }
+};
+std::optional<AxialHole> axial_hole(const Primitive& h, const Vec3& a) {
+  if (h.kind != PrimitiveKind::Cylinder && h.kind != PrimitiveKind::Cone && h.kind != PrimitiveKind::InfiniteCylinder)
+    return std::nullopt;
+  const double along = (h.pose.rotation * Vec3::UnitZ()).dot(a);
+  if (!(std::abs(std::abs(along) - 1) < 1e-12)) return std::nullopt;
+  if (h.kind == PrimitiveKind::InfiniteCylinder) return AxialHole{-kInf, kInf, h.radius, h.radius};
+  const double tc = a.dot(h.pose.position), half = 0.5 * h.length;
+  const double bottom = h.radius, top = h.kind == PrimitiveKind::Cone ? h.radius_top : h.radius;  // at local z = ∓half
+  return along > 0 ? AxialHole{tc - half, tc + half, bottom, top} : AxialHole{tc - half, tc + half, top, bottom};
+}
+
+// Holes on one axis that overlap (a counterbore over its hole, a chamfer or a countersink over a drilled hole, a
+// stepped bore): a plane across the axis at one hole's end, where each side keeps the holes that reach into it, less
+// those another kept hole contains there (same axis, the other one present over the side's whole range of t with a
+// radius at least as large; both radii linear in t, so their ends decide). Each side must keep fewer holes than
+// `holes`. `size`: the cell's, for the rounding allowances.
+std::optional<HoleSplit> split_across_axis(const CellPrimitives& cell, const std::vector<int>& holes, double size) {
+  const double eps = 1e-12 * size;
+  for (int first : holes) {
+    const Primitive& f = cell[first].primitive;
+    const Vec3 a = f.pose.rotation * Vec3::UnitZ();
+    const std::optional<AxialHole> fa = axial_hole(f, a);
+    if (!fa) continue;
+    // The cell's range of t: each of its other primitives bounds it.
+    double t_lo = -kInf, t_hi = kInf;
+    for (const CellPrimitive& cp : cell) {
+      if (cp.complement) continue;
+      const lines::Placed placed = lines::place(cp, Pose{}, Pose{});
+      t_hi = std::min(t_hi, lines::support(placed, a)), t_lo = std::max(t_lo, -lines::support(placed, -a));
+    }
+    for (const double d : {fa->t0, fa->t1}) {
+      if (!(d > t_lo + eps && d < t_hi - eps)) continue;  // an end outside the cell cuts nothing
+      HoleSplit split{a, d, {}, {}};
+      bool progress = true;
+      for (const bool below : {true, false}) {
+        const double lo = below ? t_lo : d, hi = below ? d : t_hi;
+        // The holes reaching into this side, widest first, so that of two equal holes one is kept.
+        std::vector<std::pair<double, int>> reaching;
+        for (int h : holes) {
+          const double h_lo = -hole_reach(cell[h], -a, Vec3::Constant(-kInf), Vec3::Constant(kInf)),
+                       h_hi = hole_reach(cell[h], a, Vec3::Constant(-kInf), Vec3::Constant(kInf));
+          if (below ? h_lo < d - eps : h_hi > d + eps) {
+            const std::optional<AxialHole> ah = axial_hole(cell[h].primitive, a);
+            reaching.push_back({ah ? -std::max(ah->r0, ah->r1) : -kInf, h});
+          }
+        }
+        std::sort(reaching.begin(), reaching.end());
+        std::vector<int>& kept = below ? split.below : split.above;
+        for (const auto& [widest, h] : reaching) {
+          const std::optional<AxialHole> ah = axial_hole(cell[h].primitive, a);
+          const Vec3 offset_h = cell[h].primitive.pose.position - a * a.dot(cell[h].primitive.pose.position);
+          const bool contained = ah && std::any_of(kept.begin(), kept.end(), [&](int g) {
+            const std::optional<AxialHole> ag = axial_hole(cell[g].primitive, a);
+            if (!ag) return false;
+            const Vec3 offset_g = cell[g].primitive.pose.position - a * a.dot(cell[g].primitive.pose.position);
+            if (!((offset_h - offset_g).norm() <= eps)) return false;  // not the same axis
+            const double from = std::max(lo, ah->t0), to = std::min(hi, ah->t1);
+            if (!(from < to)) return true;  // h has nothing on this side
+            return ag->t0 <= from + eps && ag->t1 >= to - eps && ag->radius(from) >= ah->radius(from) - eps &&
+                   ag->radius(to) >= ah->radius(to) - eps;
+          });
+          if (!contained) kept.push_back(h);
+        }
+        progress = progress && kept.size() < holes.size();
+      }
+      if (progress) return split;
+    }
+  }
+  return std::nullopt;
+}
+
 // The plane that parts the holes `holes` of `cell` (≥ 2) into two groups with the widest gap between their reaches
 // (hole_reach), among normals from the holes' centres (each pair's difference, and that less its part along either
-// hole's axis, so that parallel through holes part); nothing when no gap exceeds 1e-9 of the cell's size (holes that
-// overlap, a counterbore: the column engine takes them).
+// hole's axis, so that parallel through holes part); where no gap exceeds 1e-9 of the cell's size, holes on one axis
+// cut across it (split_across_axis); else nothing (crossing holes: the column engine takes them).
 std::optional<HoleSplit> split_holes(const CellPrimitives& cell, const std::vector<int>& holes) {
   Vec3 lo = Vec3::Constant(-kInf), hi = Vec3::Constant(kInf);
   for (const CellPrimitive& cp : cell) {
@@ -1975,7 +2052,7 @@ std::optional<HoleSplit> split_holes(const CellPrimitives& cell, const std::vect
       for (std::size_t m = 0; m < reach.size(); ++m) (m <= k ? best->below : best->above).push_back(reach[m].index);
     }
   }
-  return best;
+  return best ? best : split_across_axis(cell, holes, size);
 }
 
 // Whether planes can part every hole of `holes` from the others, splitting again where a group keeps several.
@@ -1992,9 +2069,9 @@ std::vector<int> hole_indices(const CellPrimitives& cell) {
   return holes;
 }
 
-// A cell with several holes (a plate with a row of drilled holes), the other with none: cut by a plane between its
-// holes (split_holes), each side is the cell with its own holes and that half-space, the other side's holes dropped
-// (they lie beyond the plane). A side with one hole is the pair the ruled faces take; one with more is cut again. A
+// A cell with several holes (a plate drilled in a row, a counterbored hole), the other with none: cut by a plane
+// between its holes or across their axis (split_holes), each side is the cell with the holes it keeps and that
+// half-space (the others lie beyond the plane, or inside a kept hole there). A side with one hole is the pair the ruled faces take; one with more is cut again. A
 // side the other cell does not reach is empty. The sides add up to the lens (their cut faces cancel within the
 // tolerance); pieces: each side's, but one piece on each side is one. Nothing where a side is declined, or the holes
 // cannot be parted.

@@ -461,10 +461,15 @@ TEST_CASE("holes: which cells with holes are the ruled faces' pair", "[geometry]
   plate.push_back(CellPrimitive{second, true, nullptr});
   CHECK(ruled_faces_pair(peg, plate));
   CHECK(ruled_hole_pair(plate, peg));
-  // A counterbore: a wide, shallow hole over the through hole. No plane parts them.
+  // A counterbore: a wide, shallow hole over the through hole, on its axis: cut across the axis at its floor.
   CellPrimitives counterbored = plate;
   counterbored.pop_back();
-  counterbored.push_back(CellPrimitive{cylinder_hole(0.01, -0.005), true, nullptr});
+  Primitive bore = rod(PrimitiveKind::Cylinder, 0.016, 0.01);
+  bore.pose.position = Vec3(0, 0, 0.01);  // the box here spans z in [−0.015, 0.015]
+  counterbored.push_back(CellPrimitive{bore, true, nullptr});
+  CHECK(ruled_faces_pair(peg, counterbored));
+  // The same, its axis 1 mm off the hole's: neither a plane between them nor one across a shared axis.
+  counterbored.back().primitive.pose.position.x() = 0.001;
   CHECK_FALSE(ruled_faces_pair(peg, counterbored));
   // Two through holes that cross each other.
   CellPrimitives crossing = counterbored;
@@ -542,5 +547,64 @@ TEST_CASE("holes: tilted pegs across the plane between two holes, against exact 
     }
     pose.position.z() = hi - (k % 2 ? 1e-3 : 3e-4);
     check_served_without_lattice(peg, pose, plate, Pose{}, "a tilted peg over the web between two holes");
+  }
+}
+
+// A counterbored hole: the through hole and, on its axis, a 16 mm hole 8 mm deep from the top face (reaching 2 mm above
+// it). Cut across the axis at the counterbore's floor: below, the plate with the through hole; above, with the
+// counterbore (the through hole lies inside it there).
+Cell counterbored_plate() {
+  Primitive bore = rod(PrimitiveKind::Cylinder, 0.016, 0.01);
+  bore.pose.position = Vec3(0, 0, -0.003);
+  return cell_with_holes(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}), {through_hole(), bore});
+}
+
+TEST_CASE("holes: a bolt head on a counterbore's floor, against the annulus swept over its depth", "[geometry][holes]") {
+  const Cell plate = counterbored_plate();
+  const double R = 0.014;  // the head's radius: between the through hole's and the counterbore's
+  const Cell head = make_cell({rod(PrimitiveKind::Cylinder, R, 0.02)});
+  const double ring = kPi * (std::pow(R, 4) - std::pow(kHole, 4)) / 4;  // ∫x² = ∫y² over the annulus
+  const Section annulus{kPi * (R * R - kHole * kHole), 0, ring, ring};
+  for (const double depth : {1e-6, 1e-4, 1e-3}) {
+    const Interference q = served(head, Pose{Vec3(0, 0, -0.008 + 0.01 - depth), Quat::Identity()}, plate);
+    // 1e-9: flat faces and circles, integrated to the rounding (as the peg on a blind hole's floor).
+    check_moments(moments_of(q), prism(annulus, -0.008 - depth, -0.008), 1e-9, "bolt head on a counterbore's floor");
+    CHECK(q.patches.empty());
+  }
+}
+
+TEST_CASE("holes: a peg pressed into the hole below a counterbore, against the lune swept below its floor",
+          "[geometry][holes]") {
+  const Cell plate = counterbored_plate();
+  const Cell peg = make_cell({rod(PrimitiveKind::Cylinder, kPeg, 0.08)});
+  std::mt19937 rng(8);
+  for (const double depth : {2e-5, 2e-4, 1e-3}) {
+    const Quat Q = random_rotation(rng);
+    const double d = kHole - kPeg + depth;  // the peg's far side at 11.5 mm at most: clear of the counterbore's wall
+    const Interference q = served(peg, Pose{Q * Vec3(d, 0, -0.015), Q}, plate, Pose{Vec3::Zero(), Q});
+    check_moments(moments_of(q), prism(lune(kPeg, kHole, d), -0.03, -0.008, Q), 1e-6, "peg below a counterbore");
+  }
+}
+
+TEST_CASE("holes: tilted pegs in a chamfered hole, against exact chords", "[geometry][holes]") {
+  // The through hole and a 45° chamfer on its axis: a frustum from the hole's radius 2 mm below the top face to 4 mm
+  // wider 2 mm above it.
+  const Primitive chamfer = rod(PrimitiveKind::Cone, kHole, 0.004, kHole + 0.004);
+  const Cell plate =
+      cell_with_holes(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}), {through_hole(), chamfer});
+  const Cell peg = make_cell({rod(PrimitiveKind::Cylinder, kPeg, 0.06)});
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int k = 0; k < 6; ++k) {
+    // A peg tilted up to 0.3 rad, up to 2 mm off the axis, lowered 0.3 or 1 mm past first touch.
+    const Quat tilt(Eigen::AngleAxisd(0.3 * u(rng), Vec3(u(rng), u(rng), 0).normalized()));
+    Pose pose{Vec3(0.002 * u(rng), 0.002 * u(rng), 0), tilt};
+    double lo = -0.02, hi = 0.06;
+    for (int i = 0; i < 60; ++i) {
+      pose.position.z() = 0.5 * (lo + hi);
+      (interference(peg, pose, plate, Pose{}).overlap ? lo : hi) = pose.position.z();
+    }
+    pose.position.z() = hi - (k % 2 ? 1e-3 : 3e-4);
+    check_served_without_lattice(peg, pose, plate, Pose{}, "a tilted peg in a chamfered hole");
   }
 }
