@@ -235,6 +235,15 @@ TEST_CASE("patches: a peg dropped tilted into a one-cell plate's hole settles on
   check_peg_settles_in_hole("peg_in_hole_one_cell");
 }
 
+TEST_CASE("patches: a peg dropped 2 mm off a chamfered hole's axis is guided in and settles on its floor",
+          "[contact][patches][scene]") {
+  // benchmarks/scenes/peg_in_chamfered_hole.yaml: one cell, a box less a blind hole and a 45° chamfer on its axis (two
+  // holes, cut across the axis at the chamfer's lower end: docs/geometry.md, "Several holes"). 2 mm off the axis, four
+  // times the clearance, the peg lands on the chamfer and must slide into the hole. Before, every query of this pair
+  // was the column engine's (2–4 ms). The checks: tests/peg_drop_check.h.
+  check_peg_settles_in_hole("peg_in_chamfered_hole");
+}
+
 namespace {
 
 // A piece's closed form: its volume and centroid.
