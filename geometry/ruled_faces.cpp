@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -2008,7 +2009,13 @@ std::optional<HoleSplit> split_across_axis(const CellPrimitives& cell, const std
 // (hole_reach), among normals from the holes' centres (each pair's difference, and that less its part along either
 // hole's axis, so that parallel through holes part); where no gap exceeds 1e-9 of the cell's size, holes on one axis
 // cut across it (split_across_axis); else nothing (crossing holes: the column engine takes them).
-std::optional<HoleSplit> split_holes(const CellPrimitives& cell, const std::vector<int>& holes) {
+//
+// `other` (optional): the extent [lo, hi] along n (the cell's frame) of the cell it meets. A plane the other cell lies
+// wholly on one side of leaves one side to integrate: where a gap allows, the plane goes between the other cell and
+// the farther hole, and such a gap wins over any wider one.
+using Extent = std::function<std::pair<double, double>(const Vec3& n)>;
+std::optional<HoleSplit> split_holes(const CellPrimitives& cell, const std::vector<int>& holes,
+                                     const Extent& other = nullptr) {
   Vec3 lo = Vec3::Constant(-kInf), hi = Vec3::Constant(kInf);
   for (const CellPrimitive& cp : cell) {
     if (cp.complement) continue;
@@ -2031,6 +2038,7 @@ std::optional<HoleSplit> split_holes(const CellPrimitives& cell, const std::vect
     }
   std::optional<HoleSplit> best;
   double widest = 1e-9 * size;
+  bool best_clear = false;  // the best plane leaves the other cell on one side
   struct Reach {
     double lo, hi;
     int index;
@@ -2042,13 +2050,21 @@ std::optional<HoleSplit> split_holes(const CellPrimitives& cell, const std::vect
     for (std::size_t k = 0; k < holes.size(); ++k)
       reach[k] = {-hole_reach(cell[holes[k]], -n, lo, hi), hole_reach(cell[holes[k]], n, lo, hi), holes[k]};
     std::sort(reach.begin(), reach.end(), [](const Reach& x, const Reach& y) { return x.lo < y.lo; });
+    const std::pair<double, double> o = other ? other(n) : std::pair<double, double>{kInf, -kInf};
     double top = -kInf;  // the highest reach of the holes so far
     for (std::size_t k = 0; k + 1 < reach.size(); ++k) {
       top = std::max(top, reach[k].hi);
-      const double gap = reach[k + 1].lo - top;
-      if (!(gap > widest) || !std::isfinite(gap)) continue;
-      widest = gap;
-      best = HoleSplit{n, 0.5 * (top + reach[k + 1].lo), {}, {}};
+      const double next = reach[k + 1].lo, gap = next - top;
+      if (!(gap > 1e-9 * size) || !std::isfinite(gap)) continue;
+      // Where the other cell leaves room in the gap, the plane goes in the middle of that room.
+      double from = top, to = next;
+      if (o.second < next - 1e-9 * size) from = std::max(top, o.second);
+      else if (o.first > top + 1e-9 * size) to = std::min(next, o.first);
+      const bool clear = to - from < gap || o.second <= top || o.first >= next;
+      if (best_clear && !clear) continue;
+      if (!(clear && !best_clear) && !(gap > widest)) continue;
+      widest = gap, best_clear = clear;
+      best = HoleSplit{n, 0.5 * (from + to), {}, {}};
       for (std::size_t m = 0; m < reach.size(); ++m) (m <= k ? best->below : best->above).push_back(reach[m].index);
     }
   }
@@ -2080,9 +2096,17 @@ std::optional<RawMoments> split_between_holes(const CellPrimitives& a, const Pos
                                               std::vector<RawMoments>* pieces) {
   const bool holed_a = ruled_holes(a) >= 2;
   const CellPrimitives& holed = holed_a ? a : b;
-  const std::optional<HoleSplit> split = split_holes(holed, hole_indices(holed));
-  if (!split) return std::nullopt;
   const Pose& pose_h = holed_a ? pose_a : pose_b;
+  const CellPrimitives& other = holed_a ? b : a;
+  const Pose& pose_o = holed_a ? pose_b : pose_a;
+  const Extent extent = [&](const Vec3& n) {  // the other cell's, along n of the holed cell's frame
+    const Vec3 n_world = pose_h.rotation * n;
+    const double shift = n_world.dot(pose_h.position);
+    return std::pair<double, double>{-reach_beyond(other, pose_o, Vec3::Zero(), -n_world) - shift,
+                                     reach_beyond(other, pose_o, Vec3::Zero(), n_world) - shift};
+  };
+  const std::optional<HoleSplit> split = split_holes(holed, hole_indices(holed), extent);
+  if (!split) return std::nullopt;
   const Vec3 n_world = pose_h.rotation * split->n, p_world = pose_h.apply(split->d * split->n);
   RawMoments sum;
   std::vector<RawMoments> parts;

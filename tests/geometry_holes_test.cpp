@@ -485,8 +485,9 @@ TEST_CASE("holes: which cells with holes are the ruled faces' pair", "[geometry]
 // A plate drilled several times (one cell: a box less its holes), cut by planes between its holes into one-hole cells.
 TEST_CASE("holes: a peg pressed into one of three holes, against the lune swept through the plate",
           "[geometry][holes]") {
-  // The neighbour 1.5 mm beyond the pressed wall: the plane between the two holes runs through the peg, so both sides
-  // are integrated; a blind hole on the other side stays out of reach.
+  // The neighbour 1.5 mm beyond the pressed wall, which the peg reaches to within 0.5 mm: the plane between the two
+  // holes goes in the room left beside the peg; a blind hole on the other side stays out of reach. (The bar below and
+  // the tilted pegs after it cross the planes: both sides integrated.)
   Primitive near = through_hole(), blind = cylinder_hole(0.02, -0.01);
   near.pose.position = Vec3(0.0225, 0, 0);
   blind.pose.position = Vec3(-0.03, 0.02, -0.01);
