@@ -1932,7 +1932,9 @@ struct HoleSplit {
 // t = a·x and its radius at each end (linear between); nothing for another kind or an axis not along ±a.
 struct AxialHole {
   double t0, t1, r0, r1;
-  double radius(double t) const { return t1 > t0 && std::isfinite(t1 - t0) ? r0 + (r1 - r0) * (t - t0) / (t1 - t0) : r0; }
+  double radius(double t) const {
+    return t1 > t0 && std::isfinite(t1 - t0) ? r0 + (r1 - r0) * (t - t0) / (t1 - t0) : r0;
+  }
 };
 std::optional<AxialHole> axial_hole(const Primitive& h, const Vec3& a) {
   if (h.kind != PrimitiveKind::Cylinder && h.kind != PrimitiveKind::Cone && h.kind != PrimitiveKind::InfiniteCylinder)
@@ -1982,7 +1984,7 @@ std::optional<HoleSplit> split_across_axis(const CellPrimitives& cell, const std
         }
         std::sort(reaching.begin(), reaching.end());
         std::vector<int>& kept = below ? split.below : split.above;
-        for (const auto& [widest, h] : reaching) {
+        for (const auto& [order, h] : reaching) {
           const std::optional<AxialHole> ah = axial_hole(cell[h].primitive, a);
           const Vec3 offset_h = cell[h].primitive.pose.position - a * a.dot(cell[h].primitive.pose.position);
           const bool contained = ah && std::any_of(kept.begin(), kept.end(), [&](int g) {
@@ -2087,10 +2089,10 @@ std::vector<int> hole_indices(const CellPrimitives& cell) {
 
 // A cell with several holes (a plate drilled in a row, a counterbored hole), the other with none: cut by a plane
 // between its holes or across their axis (split_holes), each side is the cell with the holes it keeps and that
-// half-space (the others lie beyond the plane, or inside a kept hole there). A side with one hole is the pair the ruled faces take; one with more is cut again. A
-// side the other cell does not reach is empty. The sides add up to the lens (their cut faces cancel within the
-// tolerance); pieces: each side's, but one piece on each side is one. Nothing where a side is declined, or the holes
-// cannot be parted.
+// half-space (the others lie beyond the plane, or inside a kept hole there). A side with one hole is the pair the
+// ruled faces take; one with more is cut again. A side the other cell does not reach is empty. The sides add up to the
+// lens (their cut faces cancel within the tolerance); pieces: each side's, but one piece on each side is one. Nothing
+// where a side is declined, or the holes cannot be parted.
 std::optional<RawMoments> split_between_holes(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
                                               std::vector<RawMoments>* pieces) {
@@ -2113,7 +2115,7 @@ std::optional<RawMoments> split_between_holes(const CellPrimitives& a, const Pos
   int sides_with_one_piece = 0;
   for (const bool below : {true, false}) {
     // The other cell must reach into this side: beyond the plane against its normal for the side below.
-    if (!(reach_beyond(holed_a ? b : a, holed_a ? pose_b : pose_a, p_world, below ? -n_world : n_world) > 0)) continue;
+    if (!(reach_beyond(other, pose_o, p_world, below ? -n_world : n_world) > 0)) continue;
     CellPrimitives side;
     const std::vector<int>& keep = below ? split->below : split->above;
     for (std::size_t i = 0; i < holed.size(); ++i)

@@ -53,7 +53,9 @@
 namespace vcsim::geo {
 
 // True when every primitive of both cells is a box, cylinder, cone or frustum, half-space, slab or infinite
-// cylinder, and at most one of them is complemented (a hole), in a cell with at least one that is not.
+// cylinder, and at most one of them is complemented (a hole), in a cell with at least one that is not; or when one cell
+// has several holes and the other none, and planes part the holes (between them, or across an axis they share: a
+// counterbore, a chamfer), so that the cell cuts into one-hole cells (ruled_faces_moments).
 bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b);
 
 // True when the pair is ruled_faces_pair's with a hole: its lens may fall apart into pieces.
@@ -78,6 +80,8 @@ bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b);
 // is not controlled by itself, only their sum's. With pieces asked for, a lens that reaches across a blind hole's floor
 // is also cut at the floor's plane (the concave corner of floor and wall): the floor's part is a piece, and so is each
 // piece of the wall's part. The whole is then the two parts' sum, equal to the uncut lens's within the tolerance.
+// A cell with several holes is cut into one-hole cells the same way, each side's pieces its own, except that one piece
+// on each side of a cut is one (docs/geometry.md, "Several holes").
 std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
                                               const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
                                               std::vector<RawMoments>* pieces = nullptr);
