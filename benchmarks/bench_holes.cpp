@@ -1,16 +1,16 @@
 // Pegs against plates with a hole at random poses (docs/geometry.md, "Holes"): a cylinder, a square box and a frustum
-// against a 30 mm plate less a through hole (an infinite cylinder), the same hole as a cylinder flush with the plate,
-// a blind hole, a square slot, a countersink, one plate drilled twice (the through hole and a blind hole beside it,
-// 2.5 mm of wall between them: the plane between the holes runs through the pegs' reach), the through hole
-// counterbored (16 mm, 8 mm deep) and the through hole chamfered (a 45° frustum over its top 2 mm). Each pose turns the peg by up to 0.3 rad, moves it up to 12 mm off the
-// hole's axis and up to 30 mm up or down, and is kept where the public query finds 1e-13 < V < 3e-6 m^3. The query at
-// its default tolerance is timed (the median of 5, one thread) and compared with exact chords along its normal on a
+// against a 30 mm plate less a through hole (an infinite cylinder), the same hole as a cylinder flush with the plate, a
+// blind hole, a square slot, a countersink, one plate drilled twice (the through hole and a blind hole beside it, 2.5
+// mm of wall between them, within the pegs' reach), the through hole counterbored (16 mm, 8 mm deep) and the through
+// hole chamfered (a 45° frustum over its top 2 mm). Each pose turns the peg by up to 0.3 rad, moves it up to 12 mm off
+// the hole's axis and up to 30 mm up or down, and is kept where the public query finds 1e-13 < V < 3e-6 m^3. The query
+// at its default tolerance is timed (the median of 5, one thread) and compared with exact chords along its normal on a
 // 1000^2 grid (tests/geometry_support.h); where they differ by more than 1e-3, with the column engine at tolerance 1e-6
-// too (the chords' grid misses slivers narrower than a 400^2 first pass sees: on a slot's corners, or a pose of
-// V ~ 1e-12 m^3, it was 0.2-5 % off where the engine and four field directions agreed to 1e-7), and a pose off from
-// both is printed. Also counted: poses the column engine served (a lattice spacing set), and poses whose V through the
-// ruled faces at tolerance 1e-9 differs by more than 1e-7 between three random field directions (a switch of state
-// the panels missed shows so, whatever the reference).
+// too (the chords' grid misses slivers narrower than a 400^2 first pass sees: on a slot's corners, or a pose of V ~
+// 1e-12 m^3, it was 0.2-5 % off where the engine and four field directions agreed to 1e-7), and a pose off from both is
+// printed. Also counted: poses the column engine served (a lattice spacing set), and poses whose V through the ruled
+// faces at tolerance 1e-9 differs by more than 1e-7 between three random field directions (a switch of state the panels
+// missed shows so, whatever the reference).
 //
 //   build-tests/benchmarks/bench_holes [poses per pair = 20] [seed = 1] [plate: only the plate of this name]
 #include <algorithm>
@@ -31,8 +31,9 @@ using namespace geometry_support;
 
 namespace {
 
-Cell plate_with(const Primitive& hole) {
-  return cell_with_hole(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}), hole);
+// The 30 mm plate less its holes.
+Cell plate_with(const std::vector<Primitive>& holes) {
+  return cell_with_holes(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}), holes);
 }
 
 }  // namespace
@@ -56,19 +57,18 @@ int main(int argc, char** argv) {
   Primitive bore = rod(PrimitiveKind::Cylinder, 0.016, 0.01);
   bore.pose.position = Vec3(0, 0, -0.003);
   const Primitive chamfer = rod(PrimitiveKind::Cone, 0.0105, 0.004, 0.0145);
-  auto drilled = [](const std::vector<Primitive>& holes) {
-    return cell_with_holes(box(Vec3(0.1, 0.1, 0.03), Pose{Vec3(0, 0, -0.015), Quat::Identity()}), holes);
-  };
   struct Named {
     const char* name;
     Cell cell;
   };
-  const std::vector<Named> plates{{"through", plate_with(through)}, {"flush", plate_with(flush)},
-                                  {"blind", plate_with(blind)},     {"slot", plate_with(slot)},
-                                  {"countersink", plate_with(sink)},
-                                  {"two-holes", drilled({through, beside})},
-                                  {"counterbore", drilled({through, bore})},
-                                  {"chamfer", drilled({through, chamfer})}};
+  const std::vector<Named> plates{{"through", plate_with({through})},
+                                  {"flush", plate_with({flush})},
+                                  {"blind", plate_with({blind})},
+                                  {"slot", plate_with({slot})},
+                                  {"countersink", plate_with({sink})},
+                                  {"two-holes", plate_with({through, beside})},
+                                  {"counterbore", plate_with({through, bore})},
+                                  {"chamfer", plate_with({through, chamfer})}};
   const std::vector<Named> pegs{{"cylinder", make_cell({rod(PrimitiveKind::Cylinder, 0.01, 0.06)})},
                                 {"box", make_cell({box(Vec3(0.014, 0.014, 0.06))})},
                                 {"frustum", make_cell({rod(PrimitiveKind::Cone, 0.01, 0.06, 0.004)})}};
