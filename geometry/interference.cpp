@@ -448,8 +448,14 @@ Interference pair_paths(const CellPrimitives& A, const Pose& pose_i, const CellP
   }
   // Convex cells without a closed form, one a lone capsule whose contact is on one piece: that piece's pair (a side
   // against a cylinder, cone or box is the ruled faces' pair, tens of µs; a cap is often a ball's closed form), not the
-  // lens over the whole capsule, whose rows and kinks multiply at the cap/side junction.
-  if (!m && options.closed_forms && options.hyper_exponent == 1 && convex_lens_pair(A, B)) {
+  // lens over the whole capsule, whose rows and kinks multiply at the cap/side junction. So too a capsule against a cell
+  // with holes (a round-ended peg in a drilled plate), whose pieces the ruled faces and their ball mode take.
+  const auto holed = [](const CellPrimitives& c) {
+    return std::any_of(c.begin(), c.end(), [](const CellPrimitive& p) { return p.complement; });
+  };
+  const bool capsule_on_holes =
+      (!capsule_pieces(A).empty() && holed(B)) || (!capsule_pieces(B).empty() && holed(A));
+  if (!m && options.closed_forms && options.hyper_exponent == 1 && (convex_lens_pair(A, B) || capsule_on_holes)) {
     std::vector<CellPrimitives> reach_a, reach_b;
     const std::optional<CellPrimitives> a = capsule_piece_in_reach(A, pose_i, B, pose_j, reach_a);
     const std::optional<CellPrimitives> b = capsule_piece_in_reach(B, pose_j, a ? *a : A, pose_i, reach_b);
@@ -524,7 +530,17 @@ Interference interference(const Cell& cell_i, const Pose& pose_i, const Cell& ce
 }
 
 bool may_have_patches(const Cell& cell_i, const Cell& cell_j) {
-  return ruled_hole_pair(cell_i.impl->prims, cell_j.impl->prims);
+  const CellPrimitives &a = cell_i.impl->prims, &b = cell_j.impl->prims;
+  const auto lone_sphere = [](const CellPrimitives& c) {
+    return c.size() == 1 && c[0].primitive.kind == PrimitiveKind::Sphere;
+  };
+  const auto grooved = [](const CellPrimitives& c) {
+    int rods = 0, holes = 0;
+    for (const CellPrimitive& p : c) holes += p.complement, rods += p.complement && p.primitive.kind == PrimitiveKind::InfiniteCylinder;
+    return holes == 1 && rods == 1;
+  };
+  if ((lone_sphere(a) && grooved(b)) || (lone_sphere(b) && grooved(a))) return false;
+  return ruled_hole_pair(a, b);
 }
 
 MassProperties mass_properties(const BodyGeometry& geometry, double density, double tolerance) {

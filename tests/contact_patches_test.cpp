@@ -20,6 +20,8 @@
 //  - square pegs dropped into a one-cell round hole, which stopped on the energy check about one drop in four before
 //    the cut at the floor (one U-shaped patch in the concave corner), and pegs into a square pocket: each now ends on
 //    the floor, the energy never rising.
+//  - a steel ball dropped off the axis of a drilled hole: it settles centred on the rim, sunk where k_v V carries its
+//    weight, V the ring's closed form.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -438,4 +440,41 @@ expect('offset of the centre from the pocket axis (m)', max(abs(p[0]), abs(p[1])
   drop_into_one_cell("pocket_round_peg", "box: {size: [0.021, 0.021, 0.02]}",
                      "cylinder: {radius: 0.01, length: 0.06}", 0.25e-3 * std::cos(20 * kPi / 180),
                      0.25e-3 * std::sin(20 * kPi / 180), 2, 20, on_the_floor);
+}
+
+TEST_CASE("patches: a ball dropped beside a drilled hole's axis settles in its seat, sunk where k_v V carries its weight",
+          "[contact][patches][scene]") {
+  // benchmarks/scenes/ball_on_hole.yaml: a steel ball (r 12 mm) on a through hole (r 10.5 mm) of a one-cell plate, the
+  // ball mode with a hole (before, the column engine). Dropped 1 mm off the axis it rocks across the seat and settles
+  // centred by ~0.1 s. At rest (statics; the scene has no relaxation) k_v V = m g, and V is the ring where the ball
+  // meets the hole's edge: sunk d below the seat (centre at s = √(R² − a²) above the top face), the ring's sections are
+  // annuli of area π (s² − u²) over u ∈ [−s, d − s] (u the height from the centre), so V = π (s² d − ((d − s)³ + s³) / 3).
+  // Tolerances: the query's 1e-3 on V moves d (56 µm) by 1e-3 · d / 2, 28 nm: 0.1 µm allowed; centred to 1 µm (the
+  // ring's pull toward the axis is 1.8 N per mm: the rocking has died away by 0.2 s).
+  namespace fs = std::filesystem;
+  const fs::path dir = cli::temp_dir("ball_on_hole");
+  const std::string out = (dir / "ball.h5").string();
+  const cli::Run r = cli::run_command(cli::kVcsim + " run " + cli::kSource +
+                                      "/benchmarks/scenes/ball_on_hole.yaml --set simulation.duration=0.2 -q -o " + out);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const double R = 0.012, a = 0.0105, m = 7800 * 4.0 / 3 * M_PI * R * R * R, g = 9.81, V = m * g / 1e10;
+  const double s = std::sqrt(R * R - a * a);
+  double lo = 0, hi = 1e-3;  // the sinking d where the ring's V(d) = V: V grows with d
+  for (int it = 0; it < 80; ++it) {
+    const double d = 0.5 * (lo + hi);
+    (M_PI * (s * s * d - (std::pow(d - s, 3) + s * s * s) / 3) < V ? lo : hi) = d;
+  }
+  const double z = s - 0.5 * (lo + hi);
+  char bounds[200];
+  std::snprintf(bounds, sizeof bounds, "%.17g, %.17g", z - 1e-7, z + 1e-7);
+  const int status = cli::run_python_check(dir, cli::kCheckPrelude, "f = h5py.File('" + out + "')\n" +
+      "p = f['bodies/ball/position'][-1]\n"
+      "expect('rest height of the ball centre (m)', p[2], " + bounds + ")\n"
+      "expect('offset of the ball centre from the axis (m)', np.hypot(p[0], p[1]), 0, 1e-6)\n"
+      "E = f['energy/total'][:]\n"
+      // What the bristles can hold: ½ μ_s² m g / σ0 = 2.5e-7 J.
+      "expect('largest rise of the total energy above its running minimum (J)', np.max(E - np.minimum.accumulate(E)), 0, 1e-6)\n");
+  CHECK(status == 0);
+  fs::remove_all(dir);
 }
