@@ -13,7 +13,7 @@
 // missed shows so, whatever the reference).
 //
 // Since the thirty-first session also a ball (r 12 mm: it seats on the 10.5 mm hole's rim), an ellipsoid (12, 9, 15 mm)
-// and a capsule (r 9 mm, 40 mm between its caps' centres): the ball mode with a hole.
+// and a capsule (r 9 mm, 40 mm between its caps' centres): the ball mode with a hole; kept below 3e-7 m³.
 //
 //   build-tests/benchmarks/bench_holes [poses per pair = 20] [seed = 1] [plate: only this plate] [peg: only this peg]
 #include <algorithm>
@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   struct Named {
     const char* name;
     Cell cell;
+    double max_volume = 3e-6;  // poses kept below it (m³)
   };
   const std::vector<Named> plates{{"through", plate_with({through})},
                                   {"flush", plate_with({flush})},
@@ -75,9 +76,11 @@ int main(int argc, char** argv) {
   const std::vector<Named> pegs{{"cylinder", make_cell({rod(PrimitiveKind::Cylinder, 0.01, 0.06)})},
                                 {"box", make_cell({box(Vec3(0.014, 0.014, 0.06))})},
                                 {"frustum", make_cell({rod(PrimitiveKind::Cone, 0.01, 0.06, 0.004)})},
-                                {"ball", make_cell({sphere(0.012)})},
-                                {"ellipsoid", make_cell({ellipsoid(Vec3(0.012, 0.009, 0.015))})},
-                                {"capsule", make_cell({rod(PrimitiveKind::Capsule, 0.009, 0.04)})}};
+                                // 3e-7 m³: a ball's cap 3 mm deep. Deeper, its centre comes into the plate (declined:
+                                // the column engine), a pose no contact reaches.
+                                {"ball", make_cell({sphere(0.012)}), 3e-7},
+                                {"ellipsoid", make_cell({ellipsoid(Vec3(0.012, 0.009, 0.015))}), 3e-7},
+                                {"capsule", make_cell({rod(PrimitiveKind::Capsule, 0.009, 0.04)}), 3e-7}};
   int all = 0, all_off = 0;
   for (const Named& plate : plates)
     for (const Named& peg : pegs) {
@@ -92,7 +95,7 @@ int main(int argc, char** argv) {
         const Quat spin(Eigen::AngleAxisd(3.2 * u(rng), Vec3::UnitZ()));
         const Pose pose{Vec3(0.012 * u(rng), 0.012 * u(rng), 0.03 * u(rng)), (spin * tilt).normalized()};
         const Interference q = interference(peg.cell, pose, plate.cell, Pose{});
-        if (!(q.volume > 1e-13 && q.volume < 3e-6)) continue;
+        if (!(q.volume > 1e-13 && q.volume < peg.max_volume)) continue;
         ++n;
         std::vector<double> us;
         for (int r = 0; r < 5; ++r) {
