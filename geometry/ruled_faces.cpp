@@ -269,8 +269,7 @@ struct Problem {
   Mat3 ball_map = Mat3::Identity(), ball_inverse = Mat3::Identity();
   Vec3 ball_axis = Vec3::UnitZ();  // in y, from the centre toward ref: the field's regular pole
   mutable double theta_max = 0;    // the largest polar angle the integration met (the field is singular at π)
-  Vec3 weighted_middles = Vec3::Zero();  // with a hole: Σ length × middle over the chords met before the integration
-  double total_length = 0;
+  std::vector<Vec3> lens_points;   // with a hole: the ends of the chords met before the integration
   bool curved() const { return tube || ball; }
   int curved_arg() const { return static_cast<int>(cons.size()); }
   Moments tube_moments(const Ruling& r, double lo, double hi) const;
@@ -366,12 +365,13 @@ struct Problem {
     const double disc = B * B - A * C, mid = -B / A, half = std::sqrt(std::abs(disc)) / A;
     return disc >= 0 ? Chord{mid - half, mid + half} : Chord{mid + half, mid - half};
   }
-  // ref: the middle of the longest chord (or piece) met before the integration begins, a point of the lens. With a
-  // hole, also the chords' midpoints weighted by their lengths: the ball mode's pole (see moments()).
+  // ref: the middle of the longest chord (or piece) met before the integration begins, a point of the lens. In the
+  // ball mode with a hole, also every such chord's ends: the points the pole is chosen by (see moments()).
   void keep_longest(double length, const Ruling& r, double middle) {
     if (frozen || !(length > 0) || !std::isfinite(length)) return;
     if (length > best_length) best_length = length, ref = r.o + middle * r.w;
-    if (holes) weighted_middles += length * (r.o + middle * r.w), total_length += length;
+    if (ball && holes)
+      for (const double end : {middle - 0.5 * length, middle + 0.5 * length}) lens_points.push_back(r.o + end * r.w);
   }
   // With a hole: the chord over the cell's constraints (on a hole's own face, over the hole's other constraints too:
   // the face is where the hole meets the cell), less the hole's chord, the intersection of its constraints' chords.
@@ -1665,11 +1665,26 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
   }
   if (pb.ball) {  // the field's regular pole toward ref; its singular ray misses the lens unless the centre is in it
     // With a hole the lens need not be convex (a ring about a ball on a hole's rim, whose far side lies 2β from any
-    // of its points): the pole toward the chords' weighted middle instead, the ring's axis, which keeps every point
-    // of such a ring at β from it. theta_max still declines a lens the singular ray comes near.
-    const Vec3 middle = pb.holes ? Vec3(pb.weighted_middles / pb.total_length) : pb.ref;
-    Vec3 to_ref = pb.ball_inverse * (middle - pb.ball_centre);
-    if (pb.holes && !(to_ref.norm() > 1e-3)) to_ref = pb.ball_inverse * (pb.ref - pb.ball_centre);
+    // of its points): the pole is the direction, of ref's and either way along each hole's axes, whose widest angle
+    // to the points met so far is least (a ring's axis keeps every point of it at β). theta_max still declines a lens
+    // the singular ray comes near.
+    Vec3 to_ref = pb.ball_inverse * (pb.ref - pb.ball_centre);
+    if (pb.holes) {
+      std::vector<Vec3> poles{to_ref};
+      for (const Constraint& q : pb.cons)  // a box hole's three slabs give its three axes
+        if (q.hole) poles.push_back(pb.ball_inverse * q.a), poles.push_back(-poles.back());
+      double best = -kInf;
+      for (const Vec3& pole : poles) {
+        if (!(pole.norm() > 1e-9)) continue;
+        const Vec3 e = pole.normalized();
+        double nearest = kInf;  // the least cos θ over the points
+        for (const Vec3& x : pb.lens_points) {
+          const Vec3 y = pb.ball_inverse * (x - pb.ball_centre);
+          nearest = std::min(nearest, e.dot(y) / y.norm());
+        }
+        if (nearest > best) best = nearest, to_ref = pole;
+      }
+    }
     bool in_cell = true, in_hole = pb.holes;
     for (const Constraint& q : pb.cons) {
       const Chord c = chord(q, pb.ball_centre, q.e1);
