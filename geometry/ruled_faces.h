@@ -43,7 +43,9 @@
 // The ball mode: the same cell against a ball, alone or cut by planes (a capsule's cap). The field is the tube mode's
 // with the centre circle shrunk to the ball's centre: tangent to every sphere about it (sin θ F_θ = ∫ s sin θ g dθ in
 // polar coordinates about the centre, the pole toward the lens), so the ball's surface carries no flux either. A ball
-// whose centre lies in the lens is declined (the field's singular ray would cross it).
+// whose centre lies in the lens is declined (the field's singular ray would cross it). The cell may have holes: the
+// ball's chord is one of the cell's, the hole's is taken out as above, and the pole is the direction (ref's, or along a
+// hole's axis) whose widest angle to the lens is least, since a ring on a hole's rim is not convex.
 #pragma once
 #include <optional>
 #include <vector>
@@ -65,7 +67,7 @@ bool ruled_hole_pair(const CellPrimitives& a, const CellPrimitives& b);
 bool ruled_torus_pair(const CellPrimitives& a, const CellPrimitives& b);
 
 // True when one cell is a ball (alone or with primitives of the kinds above: a capsule's cap) and the other's
-// primitives are all of the kinds above: the ball mode.
+// primitives are all of the kinds above, with no hole, one, or several that planes part: the ball mode.
 bool ruled_ball_pair(const CellPrimitives& a, const CellPrimitives& b);
 
 // Raw moments, in `frame`, of a ∩ b (frame: z the contact normal; its origin near the overlap), and a's area vector
