@@ -534,9 +534,12 @@ bool may_have_patches(const Cell& cell_i, const Cell& cell_j) {
   const auto lone_sphere = [](const CellPrimitives& c) {
     return c.size() == 1 && c[0].primitive.kind == PrimitiveKind::Sphere;
   };
-  const auto grooved = [](const CellPrimitives& c) {
-    int rods = 0, holes = 0;
-    for (const CellPrimitive& p : c) holes += p.complement, rods += p.complement && p.primitive.kind == PrimitiveKind::InfiniteCylinder;
+  const auto grooved = [](const CellPrimitives& c) {  // one hole, an infinite cylinder
+    int holes = 0, rods = 0;
+    for (const CellPrimitive& p : c) {
+      holes += p.complement;
+      rods += p.complement && p.primitive.kind == PrimitiveKind::InfiniteCylinder;
+    }
     return holes == 1 && rods == 1;
   };
   if ((lone_sphere(a) && grooved(b)) || (lone_sphere(b) && grooved(a))) return false;

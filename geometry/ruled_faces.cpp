@@ -697,7 +697,8 @@ Moments Problem::ball_moments(const Ruling& r, double lo, double hi) const {
   // are microns long, 10 mm out) lies where the integrand is analytic well beyond its ends: 3-point Gauss–Legendre is
   // then within ~(L / 2ρ)⁶ ≤ 2e-8 of it, where Gauss–Kronrod would spend 7 points to show as much.
   const Vec3 mid = ball_inverse * (r.o + 0.5 * (lo + hi) * r.w - ball_centre);
-  if ((ball_inverse * r.w).norm() * (hi - lo) < 0.1 * (mid - mid.dot(e) * e).norm()) return gauss_chord(lo, hi, integrand);
+  const double length = (ball_inverse * r.w).norm() * (hi - lo), rho = (mid - mid.dot(e) * e).norm();
+  if (length < 0.1 * rho) return gauss_chord(lo, hi, integrand);
   return kronrod_chord(lo, hi, chord_tolerance, integrand);
 }
 

@@ -447,8 +447,9 @@ TEST_CASE("patches: a ball dropped beside a drilled hole's axis settles in its s
   // benchmarks/scenes/ball_on_hole.yaml: a steel ball (r 12 mm) on a through hole (r 10.5 mm) of a one-cell plate, the
   // ball mode with a hole (before, the column engine). Dropped 1 mm off the axis it rocks across the seat and settles
   // centred by ~0.1 s. At rest (statics; the scene has no relaxation) k_v V = m g, and V is the ring where the ball
-  // meets the hole's edge: sunk d below the seat (centre at s = √(R² − a²) above the top face), the ring's sections are
-  // annuli of area π (s² − u²) over u ∈ [−s, d − s] (u the height from the centre), so V = π (s² d − ((d − s)³ + s³) / 3).
+  // meets the hole's edge: sunk d below the seat (centre at s = √(R² − a²) above the top face), the ring's sections
+  // are annuli of area π (s² − u²) over u ∈ [−s, d − s] (u the height from the centre), so
+  // V = π (s² d − ((d − s)³ + s³) / 3).
   // Tolerances: the query's 1e-3 on V moves d (56 µm) by 1e-3 · d / 2, 28 nm: 0.1 µm allowed; centred to 1 µm (the
   // ring's pull toward the axis is 1.8 N per mm: the rocking has died away by 0.2 s).
   namespace fs = std::filesystem;
@@ -474,7 +475,8 @@ TEST_CASE("patches: a ball dropped beside a drilled hole's axis settles in its s
       "expect('offset of the ball centre from the axis (m)', np.hypot(p[0], p[1]), 0, 1e-6)\n"
       "E = f['energy/total'][:]\n"
       // What the bristles can hold: ½ μ_s² m g / σ0 = 2.5e-7 J.
-      "expect('largest rise of the total energy above its running minimum (J)', np.max(E - np.minimum.accumulate(E)), 0, 1e-6)\n");
+      "expect('largest rise of the total energy above its running minimum (J)',\n"
+      "       np.max(E - np.minimum.accumulate(E)), 0, 1e-6)\n");
   CHECK(status == 0);
   fs::remove_all(dir);
 }

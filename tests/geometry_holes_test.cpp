@@ -668,7 +668,8 @@ TEST_CASE("holes: a ball on a blind hole's floor and against its wall: the floor
   const Cell ball = make_cell({sphere(R)});
   // Its centre 1.6 mm off the axis: 0.1 mm into the wall, 0.2 mm into the floor.
   const Pose pose{Vec3(kHole - R + 1e-4, 0, -0.02 + R - floor_depth), Quat::Identity()};
-  const Interference q = interference(ball, pose, plate, Pose{}), ref = interference(ball, pose, plate, Pose{}, column_engine(1e-6));
+  const Interference q = interference(ball, pose, plate, Pose{});
+  const Interference ref = interference(ball, pose, plate, Pose{}, column_engine(1e-6));
   REQUIRE(q.overlap);
   CHECK(q.spacing == 0);
   check_moments(moments_of(q), moments_of(ref), 1e-3, "a ball on a blind hole's floor and wall");
