@@ -645,7 +645,7 @@ TEST_CASE("holes: a ball and a spheroid seated on a hole's rim, against the ring
           "[geometry][holes]") {
   const Cell plate = plate_with(through_hole());
   std::mt19937 rng(31);
-  for (const Vec3 axes : {Vec3(0.012, 0.012, 0.012), Vec3(0.012, 0.012, 0.018)}) {
+  for (const Vec3& axes : {Vec3(0.012, 0.012, 0.012), Vec3(0.012, 0.012, 0.018)}) {
     const Cell body = make_cell({axes.x() == axes.z() ? sphere(axes.x()) : ellipsoid(axes)});
     const double seated = axes.z() * std::sqrt(1 - kHole * kHole / (axes.x() * axes.x()));  // touching the rim
     for (const double depth : {1e-6, 1e-4, 1e-3}) {
