@@ -1807,12 +1807,12 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
       return out;  // nothing in the lens (rulings touching it only)
     }
     if (normalised(err) <= share * std::max(1.0, floor_volume / V)) break;
-    // The rounds grow like tol^-½ (a frustum on a torus: 22 at 1e-6, 68 at 1e-7, 242 at 1e-8); a cap of 64 handed
-    // tolerances under 1e-6 to the column engine, seconds a query.
     // Below the floor, rounds that do not settle it are rounding: the estimate stands (its error is then of the order of
     // the chords' rounding, ~1e-22 m³ for a ring 0.1 nm deep under a 12 mm ball, where V is ~2e-22 m³). So too after
     // 512 rounds for a lens within 1e3 of the floor, where the column engine is no better.
     if ((V < floor_volume && round >= 64) || (V < 1e3 * floor_volume && round >= 512)) break;
+    // The rounds grow like tol^-½ (a frustum on a torus: 22 at 1e-6, 68 at 1e-7, 242 at 1e-8); a cap of 64 handed
+    // tolerances under 1e-6 to the column engine, seconds a query.
     if (round >= 512) return declined();
     auto worst = std::max_element(panels.begin(), panels.end(), [&](const Panel& x, const Panel& y) {
       return normalised(x.error) < normalised(y.error);

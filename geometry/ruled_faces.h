@@ -15,7 +15,8 @@
 //  - each run is split where the constraints that end the chord change (false position on the two ends' gap);
 //  - each piece by nested Clenshaw–Curtis rules under a sine map (9, then 17 nodes; the chord length vanishes like
 //    a square root at a tangency), halved until the estimates meet the tolerance on V, the first and the second
-//    moments.
+//    moments; for a lens below (3e-5 of the overlap box's diagonal)³ as if its V were that, an absolute bound (a graze
+//    nanometres deep, where the faces' fluxes cancel to their rounding; docs/geometry.md, "A graze: the floor on V").
 // With z₀ inside the lens, every face's share is of the order of V, so nothing cancels in a shallow contact. The
 // result is continuous in the poses. Where no face finds the lens, a separating plane proves that there is none.
 // When a run or a piece cannot be resolved (coincident planes, an unbounded chord, an estimate that does not converge,
@@ -45,7 +46,8 @@
 // polar coordinates about the centre, the pole toward the lens), so the ball's surface carries no flux either. A ball
 // whose centre lies in the lens is declined (the field's singular ray would cross it). The cell may have holes: the
 // ball's chord is one of the cell's, the hole's is taken out as above, and the pole is the direction (ref's, or along a
-// hole's axis) whose widest angle to the lens is least, since a ring on a hole's rim is not convex.
+// hole's axis) whose widest angle to the lens is least, since a ring on a hole's rim is not convex. A plane of the cell
+// that the hole's axis crosses is swept by rays from that point (a seated ball's thin ring crossed square).
 #pragma once
 #include <optional>
 #include <vector>
