@@ -106,6 +106,27 @@ TEST_CASE("patches: a peg tilted across a through hole gives two patches, each t
   }
 }
 
+TEST_CASE("patches: a pipe tilted across a through hole gives two patches, as the solid peg does", "[geometry][patches]") {
+  // A hole in each cell (geometry/ruled_faces.h, subtract_plug): the pipe's bore (r 8 mm) lies clear of the wall, so
+  // its plug reaches nothing and the lens is the solid peg's, pieces and all.
+  Primitive bore = primitive(PrimitiveKind::InfiniteCylinder);
+  bore.radius = 0.008;
+  const Cell pipe = cell_with_holes(rod(PrimitiveKind::Cylinder, kPeg, 0.06), {bore});
+  const Cell plate = plate_between(-kThick, 0), top = plate_between(kMid, 0), bottom = plate_between(-kThick, kMid);
+  REQUIRE(may_have_patches(pipe, plate));
+  for (const double psi_deg : {0.0, 40.0}) {
+    const Pose pose = jammed(3 * kPi / 180, psi_deg * kPi / 180);
+    const Interference q = interference(pipe, pose, plate, Pose{});
+    REQUIRE(q.patches.size() == 2);
+    for (const Interference& piece : q.patches) {
+      const bool upper = piece.centroid.z() > kMid;
+      const MomentsReference ref = chords_moments(pipe, pose, upper ? top : bottom, Pose{}, piece, 1000);
+      // As for the peg above: a piece's own error is not held to the tolerance (1e-3), only the sum's.
+      check_moments(moments_of(piece), ref, 2e-3, upper ? "the pipe's upper piece" : "the pipe's lower piece");
+    }
+  }
+}
+
 TEST_CASE("patches: each piece is the same through any field direction (no piece split off a connected lens)",
           "[geometry][patches]") {
   // Pegs (round and square) tilted 2-4° at random in a through hole, a blind hole and a square slot, at random heights
