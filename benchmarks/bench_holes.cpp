@@ -13,7 +13,8 @@
 // missed shows so, whatever the reference).
 //
 // Since the thirty-first session also a ball (r 12 mm: it seats on the 10.5 mm hole's rim), an ellipsoid (12, 9, 15 mm)
-// and a capsule (r 9 mm, 40 mm between its caps' centres): the ball mode with a hole; kept below 3e-7 m³.
+// and a capsule (r 9 mm, 40 mm between its caps' centres): the ball mode with a hole; kept below 3e-7 m³. Since the
+// thirty-third, a pipe (r 10 mm, bore 8 mm) and a washer (r 16 mm, 3 mm thick, hole 12 mm): a hole in each cell.
 //
 //   build-tests/benchmarks/bench_holes [poses per pair = 20] [seed = 1] [plate: only this plate] [peg: only this peg]
 #include <algorithm>
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
   Primitive bore = rod(PrimitiveKind::Cylinder, 0.016, 0.01);
   bore.pose.position = Vec3(0, 0, -0.003);
   const Primitive chamfer = rod(PrimitiveKind::Cone, 0.0105, 0.004, 0.0145);
+  Primitive washer_hole = primitive(PrimitiveKind::InfiniteCylinder);
+  washer_hole.radius = 0.012;
   struct Named {
     const char* name;
     Cell cell;
@@ -80,7 +83,12 @@ int main(int argc, char** argv) {
                                 // the column engine), a pose no contact reaches.
                                 {"ball", make_cell({sphere(0.012)}), 3e-7},
                                 {"ellipsoid", make_cell({ellipsoid(Vec3(0.012, 0.009, 0.015))}), 3e-7},
-                                {"capsule", make_cell({rod(PrimitiveKind::Capsule, 0.009, 0.04)}), 3e-7}};
+                                {"capsule", make_cell({rod(PrimitiveKind::Capsule, 0.009, 0.04)}), 3e-7},
+                                // A hole in each cell: a pipe, its bore a cylinder as long as it is, and a washer whose
+                                // hole (12 mm) is wider than the plate's.
+                                {"pipe", cell_with_holes(rod(PrimitiveKind::Cylinder, 0.01, 0.06),
+                                                         {rod(PrimitiveKind::Cylinder, 0.008, 0.06)})},
+                                {"washer", cell_with_holes(rod(PrimitiveKind::Cylinder, 0.016, 0.003), {washer_hole})}};
   int all = 0, all_off = 0;
   for (const Named& plate : plates)
     for (const Named& peg : pegs) {
