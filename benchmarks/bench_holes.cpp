@@ -14,7 +14,8 @@
 //
 // Since the thirty-first session also a ball (r 12 mm: it seats on the 10.5 mm hole's rim), an ellipsoid (12, 9, 15 mm)
 // and a capsule (r 9 mm, 40 mm between its caps' centres): the ball mode with a hole; kept below 3e-7 m³. Since the
-// thirty-third, a pipe (r 10 mm, bore 8 mm) and a washer (r 16 mm, 3 mm thick, hole 12 mm): a hole in each cell.
+// thirty-third, a pipe (r 10 mm, bore 8 mm) and a washer (r 16 mm, 3 mm thick, hole 12 mm): a hole in each cell; and
+// an O-ring (a ring torus).
 //
 //   build-tests/benchmarks/bench_holes [poses per pair = 20] [seed = 1] [plate: only this plate] [peg: only this peg]
 #include <algorithm>
@@ -88,7 +89,10 @@ int main(int argc, char** argv) {
                                 // hole (12 mm) is wider than the plate's.
                                 {"pipe", cell_with_holes(rod(PrimitiveKind::Cylinder, 0.01, 0.06),
                                                          {rod(PrimitiveKind::Cylinder, 0.008, 0.06)})},
-                                {"washer", cell_with_holes(rod(PrimitiveKind::Cylinder, 0.016, 0.003), {washer_hole})}};
+                                {"washer", cell_with_holes(rod(PrimitiveKind::Cylinder, 0.016, 0.003), {washer_hole})},
+                                // An O-ring (R 11 mm, r 3 mm) across the hole's rim: the plate less its plug; kept
+                                // below 1e-7 m³ (5 % of the ring).
+                                {"torus", make_cell({torus(0.011, 0.003)}), 1e-7}};
   int all = 0, all_off = 0;
   for (const Named& plate : plates)
     for (const Named& peg : pegs) {

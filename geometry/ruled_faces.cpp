@@ -2282,67 +2282,14 @@ std::optional<RawMoments> split_between_holes(const CellPrimitives& a, const Pos
   return sum;
 }
 
-// A hole in each cell (a tube on a drilled plate, a pipe in a bore, a washer on a nut): the lens is that of one cell
-// without its hole (`solid`) less that of the hole's plug (`plug`: the cell with that primitive not complemented),
-// each a pair with holes in one cell only. Their errors add, ε(V₁ + V₂) on V₁ − V₂: each is taken at the tolerance
-// over kMaxCancel (the ruled faces cost ~10 % more at 1e-5 than at 1e-3), which holds the difference to the tolerance
-// while ρ = (V₁ + V₂)/(V₁ − V₂) ≤ kMaxCancel. Each cell's hole is tried in turn; the first whose plug the other cell
-// does not reach (a pipe's bore clear of the plate it is pressed into: the solid's lens and its pieces as they are)
-// or whose ρ ≤ kTakeFirst is taken, else the lesser ρ. The other hole is tried for a plug it might not reach, at the
-// cost of two more lenses, only where ρ is large: a pipe standing on a blind hole's floor, its bore's plug on the floor
-// too (ρ 4.6), would take the plate's hole plugged, the whole pipe inside it, twice in vain. Beyond kMaxCancel (a plug
-// under nearly all of the lens) nothing: the column engine. Where the plug is reached, the lens's pieces are not told
-// apart (one patch).
-constexpr double kMaxCancel = 100, kTakeFirst = 10;
-std::optional<RawMoments> subtract_plug(const CellPrimitives& a, const Pose& pose_a, const CellPrimitives& b,
-                                        const Pose& pose_b, const Pose& frame, double tolerance, long& lines,
-                                        std::vector<RawMoments>* pieces) {
-  const double each = std::max(tolerance / kMaxCancel, 1e-10);  // below ~1e-10 the faces' estimates do not hold
-  double least = tolerance / each;
-  std::optional<RawMoments> best;
-  for (const bool in_a : {true, false}) {
-    const CellPrimitives &holed = in_a ? a : b, &other = in_a ? b : a;
-    if (ruled_holes(holed) != 1 || !ruled_or_holed(other)) continue;
-    CellPrimitives solid, plug;
-    for (const CellPrimitive& cp : holed) {
-      if (!cp.complement) solid.push_back(cp);
-      plug.push_back(cp);
-      plug.back().complement = false;
-    }
-    const auto lens = [&](const CellPrimitives& cell, std::vector<RawMoments>* parts) {
-      return in_a ? ruled_faces_moments(cell, pose_a, b, pose_b, frame, each, lines, parts)
-                  : ruled_faces_moments(a, pose_a, cell, pose_b, frame, each, lines, parts);
-    };
-    const std::optional<RawMoments> plugged = lens(plug, nullptr);
-    if (!plugged) continue;
-    std::vector<RawMoments> parts;
-    std::optional<RawMoments> whole = lens(solid, pieces ? &parts : nullptr);
-    if (!whole) continue;
-    if (!(plugged->m0 > 0)) {
-      if (pieces) *pieces = std::move(parts);
-      return whole;
-    }
-    const double ratio = (whole->m0 + plugged->m0) / (whole->m0 - plugged->m0);
-    if (!(ratio > 0 && ratio <= least)) continue;
-    least = ratio;
-    whole->m0 -= plugged->m0, whole->m1 -= plugged->m1, whole->m2 -= plugged->m2;
-    whole->h0 -= plugged->h0, whole->h1 -= plugged->h1, whole->area -= plugged->area;
-    best = whole;
-    if (ratio <= kTakeFirst) break;
-  }
-  return best;
-}
-
 }  // namespace
 
 bool ruled_faces_pair(const CellPrimitives& a, const CellPrimitives& b) {
   const int ha = ruled_holes(a), hb = ruled_holes(b);
   if (ha < 0 || hb < 0) return false;
   if (ha + hb <= 1) return true;
-  // Several holes in one cell, none in the other: parted by planes (split_between_holes). A hole in each: one of them
-  // plugged (subtract_plug).
-  return (hb == 0 && ruled_or_holed(a)) || (ha == 0 && ruled_or_holed(b)) ||
-         (ha == 1 && ruled_or_holed(b)) || (hb == 1 && ruled_or_holed(a));
+  // Several holes in one cell, none in the other: parted by planes (split_between_holes).
+  return (hb == 0 && ruled_or_holed(a)) || (ha == 0 && ruled_or_holed(b));
 }
 
 bool ruled_hole_pair(const CellPrimitives& a, const CellPrimitives& b) {
@@ -2367,7 +2314,6 @@ std::optional<RawMoments> ruled_faces_moments(const CellPrimitives& a, const Pos
       for (RawMoments& piece : *pieces) piece.area = -piece.area;
     return m;
   }
-  if (ruled_holes(a) >= 1 && ruled_holes(b) >= 1) return subtract_plug(a, pose_a, b, pose_b, frame, tolerance, lines, pieces);
   const auto plain = [](const CellPrimitives& c) { return ruled_holes(c) == 0 || ball_cell(c); };
   if ((ruled_holes(a) >= 2 && plain(b)) || (ruled_holes(b) >= 2 && plain(a)))
     return split_between_holes(a, pose_a, b, pose_b, frame, tolerance, lines, pieces);
