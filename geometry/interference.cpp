@@ -362,19 +362,43 @@ RawMoments raw_moments(const Interference& q, const Vec3& origin) {
   return m;
 }
 
-// A cell with one hole against a cell that no path above takes with it (a hole in each cell: a pipe in a bore, a washer
-// on a drilled plate; a ring torus on a drilled plate): the lens is that of the cell without its hole (`solid`) less
-// that of the hole's plug (`plug`: the cell with that primitive not complemented), each through every path again, one
-// hole fewer (docs/geometry.md, "A hole in each cell"). Their errors add, ε(V₁ + V₂) on V₁ − V₂: each is taken at the
-// tolerance over kMaxCancel (the ruled faces cost ~10 % more at 1e-5 than at 1e-3), which holds the difference to the
-// tolerance while ρ = (V₁ + V₂)/(V₁ − V₂) ≤ kMaxCancel. Each cell's hole is tried in turn; the first whose plug the
-// other cell does not reach (a pipe's bore clear of the plate it is pressed into: the solid's answer, pieces and all)
-// or whose ρ ≤ kTakeFirst is taken, else the lesser ρ. The other hole is tried, at the cost of two more queries, only
-// where ρ is large: a pipe standing on a blind hole's floor, its bore's plug on the floor too (ρ 4.6), would take the
-// plate's hole plugged, the whole pipe inside it, twice in vain. Nothing (the column engine on the whole pair) where a
-// term would take the column engine, ρ > kMaxCancel (a plug under nearly all of the lens) or V₁ ≤ V₂. Where the plug
-// is reached, the lens's pieces are not told apart (one patch), and its normal is the area vector's where both terms
-// give one, else the cells' gradients at the centroid.
+// The cell with its hole `h` (a complemented primitive) filled in: the hole's plug, the cell's other holes kept. A
+// through hole (an infinite cylinder) becomes a cylinder just longer than the cell across: bounded, so that the
+// plug's hull is bounded by it and the hulls' plane can prove the plug apart (a ring around it, not touching it).
+CellPrimitives plug_of(const CellPrimitives& cell, size_t h) {
+  CellPrimitives plug = cell, rest = cell;
+  plug[h].complement = false;
+  rest.erase(rest.begin() + h);
+  Primitive& hole = plug[h].primitive;
+  if (hole.kind != PrimitiveKind::InfiniteCylinder) return plug;
+  Vec3 lo, hi;
+  cell_bounds_in_frame(rest, Pose{}, Pose{}, lo, hi);
+  const Vec3 axis = hole.pose.rotation * Vec3::UnitZ(), p = hole.pose.position;
+  double t0 = std::numeric_limits<double>::infinity(), t1 = -t0;
+  for (int k = 0; k < 8; ++k) {
+    const Vec3 corner((k & 1) ? hi.x() : lo.x(), (k & 2) ? hi.y() : lo.y(), (k & 4) ? hi.z() : lo.z());
+    t0 = std::min(t0, axis.dot(corner - p)), t1 = std::max(t1, axis.dot(corner - p));
+  }
+  if (!std::isfinite(t0) || !std::isfinite(t1)) return plug;  // an unbounded cell: the plug stays as it is
+  hole.kind = PrimitiveKind::Cylinder;
+  hole.length = 1.02 * (t1 - t0);
+  hole.pose.position = p + 0.5 * (t0 + t1) * axis;
+  return plug;
+}
+
+// A cell with a hole against a cell that no path above takes with it (a hole in each cell: a pipe in a bore, a washer
+// on a drilled plate; a ring torus on a drilled plate; crossing holes): the lens is that of the cell without the hole
+// (`solid`) less that of the hole's plug (plug_of), each through every path again, one hole fewer (docs/geometry.md,
+// "A hole in each cell"). Their errors add, ε(V₁ + V₂) on V₁ − V₂: each is taken at the tolerance over kMaxCancel (the
+// ruled faces cost ~10 % more at 1e-5 than at 1e-3), which holds the difference to the tolerance while
+// ρ = (V₁ + V₂)/(V₁ − V₂) ≤ kMaxCancel. The holes are tried in turn, A's first; the first whose plug the other cell
+// does not reach (a pipe's bore clear of the plate it is pressed into: the solid's answer, pieces and all) or whose
+// ρ ≤ kTakeFirst is taken, else the least ρ. The next hole is tried, at the cost of two more queries, only where ρ is
+// large: a pipe standing on a blind hole's floor, its bore's plug on the floor too (ρ 4.6), would take the plate's
+// hole plugged, the whole pipe inside it, twice in vain. Nothing (the column engine on the whole pair) where a term
+// would take the column engine, ρ > kMaxCancel (a plug under nearly all of the lens) or V₁ ≤ V₂. Where the plug is
+// reached, the lens's pieces are not told apart (one patch), and its normal is the area vector's where both terms give
+// one, else the cells' gradients at the centroid.
 std::optional<Interference> plug_subtracted(const CellPrimitives& A, const Pose& pose_i, const CellPrimitives& B,
                                             const Pose& pose_j, const QueryOptions& options) {
   constexpr double kMaxCancel = 100, kTakeFirst = 10;
@@ -384,48 +408,46 @@ std::optional<Interference> plug_subtracted(const CellPrimitives& A, const Pose&
   std::optional<Interference> best;
   for (const bool in_a : {true, false}) {
     const CellPrimitives& holed = in_a ? A : B;
-    const long holes = std::count_if(holed.begin(), holed.end(), [](const CellPrimitive& cp) { return cp.complement; });
-    if (holes != 1 || holed.size() < 2) continue;
-    CellPrimitives solid, plug;
-    for (const CellPrimitive& cp : holed) {
-      if (!cp.complement) solid.push_back(cp);
-      plug.push_back(cp);
-      plug.back().complement = false;
+    if (std::all_of(holed.begin(), holed.end(), [](const CellPrimitive& cp) { return cp.complement; })) continue;
+    for (size_t h = 0; h < holed.size(); ++h) {
+      if (!holed[h].complement) continue;
+      CellPrimitives solid = holed;
+      solid.erase(solid.begin() + h);
+      bool declined = false;
+      const auto query = [&](const CellPrimitives& cell) {
+        const CellPrimitives &a = in_a ? cell : A, &b = in_a ? B : cell;
+        Vec3 lo_a, hi_a, lo_b, hi_b;
+        primitives_bounds(a, pose_i, lo_a, hi_a);
+        primitives_bounds(b, pose_j, lo_b, hi_b);
+        const Vec3 lo = lo_a.cwiseMax(lo_b), hi = hi_a.cwiseMin(hi_b);
+        if ((lo.array() >= hi.array()).any()) return Interference{};
+        return pair_paths(a, pose_i, b, pose_j, lo, hi, 0.5 * (lo_a + hi_a), each, nullptr, nullptr, &declined);
+      };
+      const Interference plugged = query(plug_of(holed, h));
+      if (declined) continue;
+      const Interference whole = query(solid);
+      if (declined) continue;
+      if (!plugged.overlap) return whole;
+      const double ratio = (whole.volume + plugged.volume) / (whole.volume - plugged.volume);
+      if (!(ratio > 0 && ratio <= least)) continue;
+      least = ratio;
+      const Vec3 origin = whole.centroid;
+      const RawMoments w = raw_moments(whole, origin), p = raw_moments(plugged, origin);
+      RawMoments m;
+      m.m0 = w.m0 - p.m0, m.m1 = w.m1 - p.m1, m.m2 = w.m2 - p.m2;
+      Interference out;
+      out.columns = whole.columns + plugged.columns;
+      set_moments(out, m, origin);
+      out.hypervolume = out.volume;  // n = 1 here
+      out.hyper_centroid = out.centroid;
+      const double step = 1e-6 * std::cbrt(whole.volume);
+      const Vec3 n = cell_gradient(B, pose_j, out.centroid, step) - cell_gradient(A, pose_i, out.centroid, step);
+      const bool area_known = w.area.norm() > 0 && p.area.norm() > 0;  // a closed form gives none
+      set_normal_estimate(out, n.norm() > 0 ? Vec3(n.normalized()) : whole.normal_estimate,
+                          area_known ? Vec3(w.area - p.area) : Vec3::Zero());
+      best = out;
+      if (ratio <= kTakeFirst) return best;
     }
-    bool declined = false;
-    const auto query = [&](const CellPrimitives& cell) {
-      const CellPrimitives &a = in_a ? cell : A, &b = in_a ? B : cell;
-      Vec3 lo_a, hi_a, lo_b, hi_b;
-      primitives_bounds(a, pose_i, lo_a, hi_a);
-      primitives_bounds(b, pose_j, lo_b, hi_b);
-      const Vec3 lo = lo_a.cwiseMax(lo_b), hi = hi_a.cwiseMin(hi_b);
-      if ((lo.array() >= hi.array()).any()) return Interference{};
-      return pair_paths(a, pose_i, b, pose_j, lo, hi, 0.5 * (lo_a + hi_a), each, nullptr, nullptr, &declined);
-    };
-    const Interference plugged = query(plug);
-    if (declined) continue;
-    Interference whole = query(solid);
-    if (declined) continue;
-    if (!plugged.overlap) return whole;
-    const double ratio = (whole.volume + plugged.volume) / (whole.volume - plugged.volume);
-    if (!(ratio > 0 && ratio <= least)) continue;
-    least = ratio;
-    const Vec3 origin = whole.centroid;
-    const RawMoments w = raw_moments(whole, origin), p = raw_moments(plugged, origin);
-    RawMoments m;
-    m.m0 = w.m0 - p.m0, m.m1 = w.m1 - p.m1, m.m2 = w.m2 - p.m2;
-    Interference out;
-    out.columns = whole.columns + plugged.columns;
-    set_moments(out, m, origin);
-    out.hypervolume = out.volume;  // n = 1 here
-    out.hyper_centroid = out.centroid;
-    const double h = 1e-6 * std::cbrt(whole.volume);
-    const Vec3 n = cell_gradient(B, pose_j, out.centroid, h) - cell_gradient(A, pose_i, out.centroid, h);
-    const bool area_known = w.area.norm() > 0 && p.area.norm() > 0;  // a closed form gives none
-    set_normal_estimate(out, n.norm() > 0 ? Vec3(n.normalized()) : whole.normal_estimate,
-                        area_known ? Vec3(w.area - p.area) : Vec3::Zero());
-    best = out;
-    if (ratio <= kTakeFirst) break;
   }
   return best;
 }

@@ -110,7 +110,8 @@ struct Interference {
 };
 
 // True when the pair's queries may report patches: cells bounded by planes, cylinders and cones, one of them with a
-// hole, against such a cell or a ball (geometry/ruled_faces.h). Not a lone sphere against a cell whose one hole is an
+// hole (or each with one: the pieces where one hole's plug is not reached), against such a cell or a ball
+// (geometry/ruled_faces.h). Not a lone sphere against a cell whose one hole is an
 // infinite cylinder (a grooved block): that pair is a closed form's (the thesis's ball in a groove), one contact.
 bool may_have_patches(const Cell& cell_i, const Cell& cell_j);
 
