@@ -51,6 +51,16 @@ Primitive countersink() {
 // A 14 mm square peg, 60 mm long.
 Cell square_peg() { return make_cell({box(Vec3(0.014, 0.014, 0.06))}); }
 
+// The height of `body` (at `pose` but for its z) at which it first touches `plate`, bisected between lo (touching)
+// and hi (clear) to 60 halvings.
+double touch_height(const Cell& body, Pose pose, const Cell& plate, double lo, double hi) {
+  for (int i = 0; i < 60; ++i) {
+    pose.position.z() = 0.5 * (lo + hi);
+    (interference(body, pose, plate, Pose{}).overlap ? lo : hi) = pose.position.z();
+  }
+  return hi;
+}
+
 // Moments of a plane region's section: ∫1, ∫x, ∫x², ∫y² (∫y and ∫xy vanish where the region is symmetric in y).
 struct Section {
   double A = 0, Mx = 0, Sxx = 0, Syy = 0;
@@ -546,11 +556,7 @@ TEST_CASE("holes: tilted pegs across the plane between two holes, against exact 
     // whole by the column engine at 1e-6 and 1e-8: the reference's defect, docs/geometry.md.)
     const Quat tilt(Eigen::AngleAxisd(0.5 * u(rng), Vec3(u(rng), u(rng), 0).normalized()));
     Pose pose{Vec3(0.003 * u(rng), 0.01 * u(rng), 0), tilt};
-    double lo = 0, hi = 0.06;  // bisect the height at which the peg first touches, then lower it
-    for (int i = 0; i < 60; ++i) {
-      pose.position.z() = 0.5 * (lo + hi);
-      (interference(peg, pose, plate, Pose{}).overlap ? lo : hi) = pose.position.z();
-    }
+    const double hi = touch_height(peg, pose, plate, 0, 0.06);
     pose.position.z() = hi - (k % 2 ? 1e-3 : 3e-4);
     check_served_without_lattice(peg, pose, plate, Pose{}, "a tilted peg over the web between two holes");
   }
@@ -605,11 +611,7 @@ TEST_CASE("holes: tilted pegs in a chamfered hole, against exact chords", "[geom
     // A peg tilted up to 0.3 rad, up to 2 mm off the axis, lowered 0.3 or 1 mm past first touch.
     const Quat tilt(Eigen::AngleAxisd(0.3 * u(rng), Vec3(u(rng), u(rng), 0).normalized()));
     Pose pose{Vec3(0.002 * u(rng), 0.002 * u(rng), 0), tilt};
-    double lo = -0.02, hi = 0.06;
-    for (int i = 0; i < 60; ++i) {
-      pose.position.z() = 0.5 * (lo + hi);
-      (interference(peg, pose, plate, Pose{}).overlap ? lo : hi) = pose.position.z();
-    }
+    const double hi = touch_height(peg, pose, plate, -0.02, 0.06);
     pose.position.z() = hi - (k % 2 ? 1e-3 : 3e-4);
     check_served_without_lattice(peg, pose, plate, Pose{}, "a tilted peg in a chamfered hole");
   }
@@ -704,11 +706,7 @@ TEST_CASE("holes: balls, spheroids and capsules at random poses on drilled plate
   for (int k = 0; k < 3; ++k) {  // 3 poses: each reference (the column engine at 1e-6) takes seconds
     const Cell &plate = plates[k], &body = bodies[k];
     Pose pose{Vec3(0.014 * u(rng), 0.014 * u(rng), 0), random_rotation(rng)};
-    double lo = -0.04, hi = 0.05;
-    for (int i = 0; i < 60; ++i) {
-      pose.position.z() = 0.5 * (lo + hi);
-      (interference(body, pose, plate, Pose{}).overlap ? lo : hi) = pose.position.z();
-    }
+    const double hi = touch_height(body, pose, plate, -0.04, 0.05);
     // 10 µm … 5 mm: the chords' 2000² grid misses slivers thinner than that (a 6e-14 m³ one came out 1.7 % low, where
     // the query was within 6e-7 of the column engine).
     pose.position.z() = hi - std::pow(10.0, -5 + 0.9 * (k + 0.5 + 0.5 * u(rng)));
@@ -738,11 +736,7 @@ TEST_CASE("holes: a ball seated on a hole drilled at 30 degrees, on its elliptic
   hole.pose.rotation = Quat(Eigen::AngleAxisd(kPi / 6, Vec3::UnitX()));
   const Cell plate = plate_with(hole), ball = make_cell({sphere(0.012)});
   Pose pose;
-  double lo = -0.02, hi = 0.03;
-  for (int i = 0; i < 60; ++i) {
-    pose.position.z() = 0.5 * (lo + hi);
-    (interference(ball, pose, plate, Pose{}).overlap ? lo : hi) = pose.position.z();
-  }
+  const double hi = touch_height(ball, pose, plate, -0.02, 0.03);
   for (const double depth : {1e-3, 3e-3}) {
     pose.position.z() = hi - depth;
     const Interference q = served(ball, pose, plate);
@@ -841,11 +835,7 @@ TEST_CASE("holes: a pipe tilted in a blind hole, on its floor and across its rim
   for (int k = 0; k < 3; ++k) {  // each reference (2000² chords) takes seconds
     const Quat tilt(Eigen::AngleAxisd(k == 2 ? 0.0 : 0.3 * u(rng), Vec3(u(rng), u(rng), 0).normalized()));
     Pose pose{Vec3(0.002 * u(rng), 0.002 * u(rng), 0), tilt};
-    double lo = -0.02, hi = 0.06;
-    for (int i = 0; i < 60; ++i) {
-      pose.position.z() = 0.5 * (lo + hi);
-      (interference(pipe, pose, plate, Pose{}).overlap ? lo : hi) = pose.position.z();
-    }
+    const double hi = touch_height(pipe, pose, plate, -0.02, 0.06);
     pose.position.z() = hi - (k % 2 ? 1e-3 : 3e-4);
     const char* what = k == 2 ? "a pipe on a blind hole's floor" : "a tilted pipe";
     const Interference q = interference(pipe, pose, plate, Pose{});
