@@ -865,29 +865,3 @@ TEST_CASE("holes: V(h) is smooth, a tilted washer lowered onto a drilled plate 1
   CHECK(sm.non_increasing == 0);
   CHECK(sm.worst < 0.01);  // as check_smooth_lowering: O(step²) for a smooth V(h), O(1) for a jump or a kink
 }
-
-TEST_CASE("holes: an O-ring at random poses on a drilled plate, the plate less its plug, against exact chords",
-          "[geometry][holes]") {
-  // A ring torus (R 11 mm, r 3 mm) against the plate with the through hole, at bench_holes' random poses kept below
-  // 1e-7 m³ (5 % of the ring): the plate's lens (planes: a closed form) less the plug's (the tube mode), or the plate's
-  // alone where the plug is proven apart. One of these 10 poses (the first: the ring around the plug, which the hulls'
-  // plane cannot part from it, and the tube mode declines that empty lens) the column engine answers, as before; the
-  // others must be served and exact.
-  const Cell plate = plate_with(through_hole()), ring = make_cell({torus(0.011, 0.003)});
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<double> u(-1, 1);
-  int served = 0;
-  for (int n = 0; n < 10;) {
-    const Quat tilt(Eigen::AngleAxisd(0.3 * std::abs(u(rng)), Vec3(u(rng), u(rng), 0).normalized()));
-    const Quat spin(Eigen::AngleAxisd(3.2 * u(rng), Vec3::UnitZ()));
-    const Pose pose{Vec3(0.012 * u(rng), 0.012 * u(rng), 0.03 * u(rng)), (spin * tilt).normalized()};
-    const Interference q = interference(ring, pose, plate, Pose{});
-    if (!(q.volume > 1e-13 && q.volume < 1e-7)) continue;
-    ++n;
-    if (q.spacing > 0) continue;
-    ++served;
-    // 1e-4: the 2000² grid's own error on such lenses (~1e-5), with a margin.
-    check_moments(moments_of(q), chords_moments(ring, pose, plate, Pose{}, q, 2000), 1e-4, "an O-ring on a drilled plate");
-  }
-  CHECK(served >= 9);
-}
