@@ -403,14 +403,14 @@ CellPrimitives plug_of(const CellPrimitives& cell, size_t h) {
   return plug;
 }
 
-// A hole in each cell (holes_in_both: a pipe in a bore, a washer on a drilled plate): the lens is that of the cell without the hole
-// (`solid`) less that of the hole's plug (plug_of), each through every path again, one hole fewer (docs/geometry.md,
-// "A hole in each cell"). Their errors add, ε(V₁ + V₂) on V₁ − V₂: each is taken at the tolerance over kMaxCancel (the
-// ruled faces cost ~10 % more at 1e-5 than at 1e-3), which holds the difference to the tolerance while
-// ρ = (V₁ + V₂)/(V₁ − V₂) ≤ kMaxCancel. The holes are tried in turn, A's first; the first whose plug the other cell
-// does not reach (a pipe's bore clear of the plate it is pressed into: the solid's answer, pieces and all) or whose
-// ρ ≤ kTakeFirst is taken, else the least ρ. The next hole is tried, at the cost of two more queries, only where ρ is
-// large: a pipe standing on a blind hole's floor, its bore's plug on the floor too (ρ 4.6), would take the plate's
+// A hole in each cell (holes_in_both: a pipe in a bore, a washer on a drilled plate): the lens is that of the cell
+// without the hole (`solid`) less that of the hole's plug (plug_of), each through every path again, one hole fewer
+// (docs/geometry.md, "A hole in each cell"). Their errors add, ε(V₁ + V₂) on V₁ − V₂: each is taken at the tolerance
+// over kMaxCancel (the ruled faces cost ~10 % more at 1e-5 than at 1e-3), which holds the difference to the tolerance
+// while ρ = (V₁ + V₂)/(V₁ − V₂) ≤ kMaxCancel. The holes are tried in turn, A's first; the first whose plug the other
+// cell does not reach (a pipe's bore clear of the plate it is pressed into: the solid's answer, pieces and all) or
+// whose ρ ≤ kTakeFirst is taken, else the least ρ. The next hole is tried, at the cost of two more queries, only where
+// ρ is large: a pipe standing on a blind hole's floor, its bore's plug on the floor too (ρ 4.6), would take the plate's
 // hole plugged, the whole pipe inside it, twice in vain. Nothing (the column engine on the whole pair) where a term
 // would take the column engine, ρ > kMaxCancel (a plug under nearly all of the lens) or V₁ ≤ V₂. Where the plug is
 // reached, the lens's pieces are not told apart (one patch), and its normal is the area vector's where both terms give

@@ -829,7 +829,8 @@ TEST_CASE("holes: a pipe tilted in a blind hole, on its floor and across its rim
   // the axis (against the wall or the rim), and standing on the floor 2 mm off the axis (the bore's plug on the floor
   // too: the difference).
   const Cell plate = plate_with(cylinder_hole(0.02, -0.01));
-  const Cell pipe = cell_with_holes(rod(PrimitiveKind::Cylinder, kPeg, 0.06), {rod(PrimitiveKind::Cylinder, 0.008, 0.06)});
+  const Cell pipe =
+      cell_with_holes(rod(PrimitiveKind::Cylinder, kPeg, 0.06), {rod(PrimitiveKind::Cylinder, 0.008, 0.06)});
   std::mt19937 rng(31);
   std::uniform_real_distribution<double> u(-1, 1);
   for (int k = 0; k < 3; ++k) {  // each reference (2000² chords) takes seconds
