@@ -383,11 +383,12 @@ bool holes_in_both(const CellPrimitives& a, const CellPrimitives& b) {
 // through hole (an infinite cylinder) becomes a cylinder just longer than the cell across: bounded, so that the
 // plug's hull is bounded by it and the hulls' plane can prove the plug apart (a washer around it, not touching it).
 CellPrimitives plug_of(const CellPrimitives& cell, size_t h) {
-  CellPrimitives plug = cell, rest = cell;
+  CellPrimitives plug = cell;
   plug[h].complement = false;
-  rest.erase(rest.begin() + h);
   Primitive& hole = plug[h].primitive;
   if (hole.kind != PrimitiveKind::InfiniteCylinder) return plug;
+  CellPrimitives rest = cell;
+  rest.erase(rest.begin() + h);
   Vec3 lo, hi;
   cell_bounds_in_frame(rest, Pose{}, Pose{}, lo, hi);
   const Vec3 axis = hole.pose.rotation * Vec3::UnitZ(), p = hole.pose.position;
@@ -422,22 +423,23 @@ std::optional<Interference> plug_subtracted(const CellPrimitives& A, const Pose&
   each.tolerance = std::max(options.tolerance / kMaxCancel, 1e-10);  // below ~1e-10 the paths' estimates do not hold
   double least = options.tolerance / each.tolerance;
   std::optional<Interference> best;
-  for (const bool in_a : {true, false}) {
+  for (const bool in_a : {true, false}) {  // holes_in_both: each cell has a primitive that is no hole
     const CellPrimitives& holed = in_a ? A : B;
-    if (std::all_of(holed.begin(), holed.end(), [](const CellPrimitive& cp) { return cp.complement; })) continue;
+    Vec3 lo_other, hi_other;  // the other cell's box, the same for every term
+    primitives_bounds(in_a ? B : A, in_a ? pose_j : pose_i, lo_other, hi_other);
     for (size_t h = 0; h < holed.size(); ++h) {
       if (!holed[h].complement) continue;
       CellPrimitives solid = holed;
       solid.erase(solid.begin() + h);
       bool declined = false;
       const auto query = [&](const CellPrimitives& cell) {
-        const CellPrimitives &a = in_a ? cell : A, &b = in_a ? B : cell;
-        Vec3 lo_a, hi_a, lo_b, hi_b;
-        primitives_bounds(a, pose_i, lo_a, hi_a);
-        primitives_bounds(b, pose_j, lo_b, hi_b);
-        const Vec3 lo = lo_a.cwiseMax(lo_b), hi = hi_a.cwiseMin(hi_b);
+        Vec3 lo_cell, hi_cell;
+        primitives_bounds(cell, in_a ? pose_i : pose_j, lo_cell, hi_cell);
+        const Vec3 lo = lo_cell.cwiseMax(lo_other), hi = hi_cell.cwiseMin(hi_other);
         if ((lo.array() >= hi.array()).any()) return Interference{};
-        return pair_paths(a, pose_i, b, pose_j, lo, hi, 0.5 * (lo_a + hi_a), each, nullptr, nullptr, &declined);
+        const Vec3 centre_i = in_a ? 0.5 * (lo_cell + hi_cell) : 0.5 * (lo_other + hi_other);
+        return in_a ? pair_paths(cell, pose_i, B, pose_j, lo, hi, centre_i, each, nullptr, nullptr, &declined)
+                    : pair_paths(A, pose_i, cell, pose_j, lo, hi, centre_i, each, nullptr, nullptr, &declined);
       };
       const Interference plugged = query(plug_of(holed, h));
       if (declined) continue;
