@@ -1464,6 +1464,63 @@ struct Cure {
   bool wraps = false;  // the lens reached more than half around the tube: the ring field may serve it
 };
 
+// How far x lies outside a constraint (< 0 inside): a slab's distance beyond its nearer plane, a quadric's ρ − (c + k z).
+// Signed and continuous, not a distance for a cone; enough to tell inside from outside.
+double outside(const Constraint& q, const Vec3& x) {
+  const Vec3 d = x - q.p;
+  const double z = q.a.dot(d);
+  if (q.kind == Constraint::Slab) return std::max(q.lo - z, z - q.hi);
+  return (d - z * q.a).norm() - (q.c + q.k * z);
+}
+
+// Whether the tube's centre circle runs through the cell and the piece's cuts (constraints first_cut on, half-spaces
+// through the torus's axis), deeper than 1e-9 of the overlap box. The tube field is singular there, and a lens that
+// holds part of the circle crosses the field's cut: the jump, 2π s per unit of the tube's cross-section, is as large as
+// the tube's own. Its faces' tube angles need not show it: in each meridian disc they subtend less than π where a
+// plane cuts a cap off a disc that keeps its centre. A thin wedge between two cuts has no other meridian to widen them
+// (a torus on a counterbore's plug: a 0.025 rad wedge −2.9e-9 m³ where it holds +4.9e-9, the pair 1.7 % low;
+// docs/geometry.md, "The tube mode"). The circle is sampled over the cuts' arc, its best point refined.
+bool holds_centre_circle(const Problem& pb, int first_cut) {
+  if (pb.holes) return false;  // the tube mode's cells have none
+  const lines::Placed& T = pb.torus[0];
+  const Vec3 centre = -T.A.transpose() * T.b, e1 = T.A.row(0).transpose(), e2 = T.A.row(1).transpose();
+  const double R = T.major;
+  // The cuts' arc: each keeps the half circle about its inner normal's angle β; together [max β − π/2, min β + π/2].
+  double lo = 0, hi = 2 * kPi, first = 0;
+  bool any = false;
+  for (size_t i = first_cut; i < pb.cons.size(); ++i) {
+    const Constraint& q = pb.cons[i];
+    const Vec3 inward = std::isfinite(q.hi) ? Vec3(-q.a) : Vec3(q.a);  // lo ≤ a·(x − centre) ≤ hi, one end 0
+    double beta = std::atan2(inward.dot(e2), inward.dot(e1));
+    if (!any) first = beta, lo = beta - 0.5 * kPi, hi = beta + 0.5 * kPi, any = true;
+    beta = first + std::remainder(beta - first, 2 * kPi);
+    lo = std::max(lo, beta - 0.5 * kPi), hi = std::min(hi, beta + 0.5 * kPi);
+  }
+  if (!(hi > lo)) return false;
+  auto depth = [&](double phi) {
+    const Vec3 x = centre + R * (std::cos(phi) * e1 + std::sin(phi) * e2);
+    double out = -kInf;
+    for (const Constraint& q : pb.cons) out = std::max(out, outside(q, x));
+    return out;
+  };
+  const double deep = -1e-9 * pb.size;
+  constexpr int kSamples = 64;
+  const double step = (hi - lo) / kSamples;
+  double best = kInf, at = lo;
+  for (int k = 0; k <= kSamples; ++k)
+    if (const double d = depth(lo + k * step); d < best) best = d, at = lo + k * step;
+  if (best < deep) return true;
+  // Golden section about the best sample: the depth is a maximum of smooth functions, one valley at this scale.
+  double a = std::max(lo, at - step), b = std::min(hi, at + step);
+  const double g = 0.5 * (std::sqrt(5.0) - 1);
+  double x1 = b - g * (b - a), x2 = a + g * (b - a), f1 = depth(x1), f2 = depth(x2);
+  for (int k = 0; k < 60 && std::min(f1, f2) >= deep; ++k) {
+    if (f1 < f2) b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = depth(x1);
+    else a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = depth(x2);
+  }
+  return std::min(f1, f2) < deep;
+}
+
 // A plane at or beyond a parallel plane of its own cell bounds nothing: dropped, so that no two planes of a cell
 // coincide (a cylinder with flats written as a box as tall as the cylinder, a hole's plug cut as long as its plate is
 // thick: coincident planes, which the rulings cannot take). So too a hole's plane at or beyond its cell's own (a hole
@@ -1638,6 +1695,11 @@ std::optional<RawMoments> moments(const CellPrimitives& a, const Pose& pose_a, c
           if (std::isfinite(lp) && std::isfinite(lq) && std::abs(lp - (off + dot * lq)) < 1e-9 * pb.size)
             return std::nullopt;
     }
+
+  if (pb.tube && !pb.ring_field && holds_centre_circle(pb, first_cut)) {  // the ring field serves such a lens
+    if (cure) cure->wraps = true;
+    return std::nullopt;
+  }
 
   // The faces: every plane of every slab, every quadric's side; those the box excludes are dropped.
   std::vector<Face> faces;
